@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// Runs src/main.ts on Node 24 or newer: the pinned `node` devDependency when the system Node is
+// older (TypeScript type stripping needs Node >= 23.6).
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const major = Number(process.versions.node.split('.')[0]);
+let nodeBin = process.execPath;
+if (major < 24) {
+  try {
+    nodeBin = join(dirname(createRequire(import.meta.url).resolve('node/package.json')), 'bin', 'node');
+  } catch {
+    console.error('lectern: needs Node.js 24 or newer (run `npm ci` to install the pinned one)');
+    process.exit(1);
+  }
+}
+const result = spawnSync(nodeBin, [join(root, 'src', 'main.ts'), ...process.argv.slice(2)], {
+  stdio: 'inherit',
+});
+process.exit(result.status ?? 1);

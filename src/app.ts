@@ -1,0 +1,29 @@
+import { Hono } from 'hono';
+import { requestId } from 'hono/request-id';
+import { createErrorHandler, problemResponse } from './errors/handler.ts';
+import { problems } from './errors/problem-error.ts';
+import { createHealthApp } from './health/routes.ts';
+import { bodyLimits } from './http/body-limit.ts';
+import type { AppContext, AppEnv } from './http/context.ts';
+import { metricsMiddleware } from './http/metrics.ts';
+
+const UPLOAD_PREFIXES = ['/api/v1/storage'];
+
+/** Composes the feature sub-apps into the one Lectern app; nothing else happens here. */
+export function createApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestId({ limitLength: 128 }));
+  app.use('*', metricsMiddleware(ctx.metrics));
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('X-Content-Type-Options', 'nosniff');
+    if (!c.res.headers.has('Referrer-Policy')) c.header('Referrer-Policy', 'no-referrer');
+  });
+  app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, UPLOAD_PREFIXES));
+
+  app.route('/', createHealthApp(ctx));
+
+  app.notFound((c) => problemResponse(c, problems.notFound(`No route for ${c.req.method} ${c.req.path}.`)));
+  app.onError(createErrorHandler(ctx.logger));
+  return app;
+}

@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Raised when the environment holds a bad value; its message is one line naming the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const DEFAULT_SQLITE_URL = 'file:./data/lectern.sqlite';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_URL: z.string().optional(),
+  DATABASE_URL: z.string().min(1).default(DEFAULT_SQLITE_URL),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LECTERN_SECRET: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes in base64url (43 characters)')
+    .optional(),
+  SEED_DEMO: bool.optional(),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(1_048_576),
+  UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).max(1_000_000_000).default(26_214_400),
+  FILES_DIR: z.string().min(1).optional(),
+  CIMD_ALLOWED_HOSTS: list.default([]),
+  OPEN_REGISTRATION: bool.default(false),
+  VENDORS_FILE: z.string().min(1).optional(),
+  TRUST_PROXY: bool.default(false),
+});
+
+export type DatabaseEngine = 'sqlite' | 'postgres';
+
+/** The parsed, frozen configuration every part of Lectern receives. */
+export interface Config {
+  readonly env: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly host: string;
+  /** Issuer and protected-resource identifier, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly database: { readonly engine: DatabaseEngine; readonly url: string; readonly sqlitePath?: string };
+  readonly redisUrl?: string;
+  readonly logLevel: string;
+  /** 32 bytes used to encrypt private keys at rest. */
+  readonly secret: Uint8Array;
+  readonly seedDemo: boolean;
+  readonly bodyLimitBytes: number;
+  readonly uploadLimitBytes: number;
+  readonly filesDir: string;
+  readonly cimd: { readonly allowedHosts: readonly string[]; readonly openRegistration: boolean };
+  readonly vendorsFile?: string;
+  readonly trustProxy: boolean;
+  readonly secureCookies: boolean;
+}
+
+function fail(variable: string, message: string): never {
+  throw new ConfigError(`${variable}: ${message}`);
+}
+
+function parseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    fail('BASE_URL', `"${raw}" is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('BASE_URL', 'must use http or https');
+  if (url.search || url.hash) fail('BASE_URL', 'must not have a query or fragment');
+  if (url.username || url.password) fail('BASE_URL', 'must not carry credentials');
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseDatabase(raw: string): Config['database'] {
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      fail('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { engine: 'postgres', url: raw };
+  }
+  if (raw === ':memory:') return { engine: 'sqlite', url: raw, sqlitePath: ':memory:' };
+  const path = raw.startsWith('file:') ? raw.slice('file:'.length) : raw;
+  if (!path || /^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    fail('DATABASE_URL', 'must be postgres://…, file:<path> or a SQLite file path');
+  }
+  return { engine: 'sqlite', url: raw, sqlitePath: resolve(path) };
+}
+
+/**
+ * The embedded default keeps its generated secret beside the SQLite file so restarts can
+ * decrypt the keys they stored. Elsewhere the secret must be given: several instances share it.
+ */
+function resolveSecret(given: string | undefined, env: Config['env'], db: Config['database']): Uint8Array {
+  if (given) return Buffer.from(given, 'base64url');
+  if (env === 'production') fail('LECTERN_SECRET', 'is required in production');
+  if (db.engine !== 'sqlite') fail('LECTERN_SECRET', 'is required when DATABASE_URL is PostgreSQL');
+  if (db.sqlitePath === ':memory:') return randomBytes(32);
+  const file = resolve(dirname(db.sqlitePath!), 'secret.key');
+  if (existsSync(file)) {
+    const stored = readFileSync(file, 'utf8').trim();
+    if (!/^[A-Za-z0-9_-]{43}$/.test(stored))
+      fail('LECTERN_SECRET', `the stored secret in ${file} is corrupt`);
+    return Buffer.from(stored, 'base64url');
+  }
+  const secret = randomBytes(32);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${secret.toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+/** Parses the environment once; throws ConfigError naming the first bad variable. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const raw = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue.path[0] ?? 'environment');
+    const value = raw[variable];
+    fail(variable, `${issue.message}${value === undefined ? '' : ` (got "${value}")`}`);
+  }
+  const e = parsed.data;
+  const baseUrl = parseBaseUrl(e.BASE_URL ?? `http://localhost:${e.PORT}`);
+  const database = parseDatabase(e.DATABASE_URL);
+  if (e.SEED_DEMO && e.NODE_ENV === 'production')
+    fail('SEED_DEMO', 'demo data is never seeded in production');
+  const filesDir = resolve(
+    e.FILES_DIR ??
+      (database.sqlitePath && database.sqlitePath !== ':memory:' ? dirname(database.sqlitePath) : './data'),
+    e.FILES_DIR ? '.' : 'files',
+  );
+  const config: Config = {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl,
+    database,
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    secret: resolveSecret(e.LECTERN_SECRET, e.NODE_ENV, database),
+    seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    uploadLimitBytes: e.UPLOAD_LIMIT_BYTES,
+    filesDir,
+    cimd: {
+      allowedHosts: Object.freeze(e.CIMD_ALLOWED_HOSTS.map((h) => h.toLowerCase())),
+      openRegistration: e.OPEN_REGISTRATION,
+    },
+    vendorsFile: e.VENDORS_FILE ? resolve(e.VENDORS_FILE) : undefined,
+    trustProxy: e.TRUST_PROXY,
+    secureCookies: baseUrl.startsWith('https:'),
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,30 @@
+/** Roles a person can hold at a school (product.md §2). */
+export const ROLES = ['owner', 'admin', 'lecturer', 'student'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Owners and admins are operators of the school. */
+export function isOperator(roles: readonly string[]): boolean {
+  return roles.includes('owner') || roles.includes('admin');
+}
+
+/** Any role makes a person a member of the school. */
+export function isMember(roles: readonly string[]): boolean {
+  return roles.length > 0;
+}
+
+/** Parses the JSON roles column, keeping only known roles in canonical order. */
+export function parseRoles(json: string): Role[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(raw)) return [];
+  return ROLES.filter((r) => raw.includes(r));
+}
+
+/** Canonical JSON for a set of roles (deduplicated, ordered). */
+export function serializeRoles(roles: readonly string[]): string {
+  return JSON.stringify(ROLES.filter((r) => roles.includes(r)));
+}

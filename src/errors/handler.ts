@@ -1,0 +1,86 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
+import { OAuthError } from './oauth-error.ts';
+import { ProblemError } from './problem-error.ts';
+
+const OAUTH_PATH = /^\/(api\/oauth|oauth)\//;
+
+/** RFC 9457 body for a problem; `instance` is the request path. */
+export function problemResponse(c: Context, p: ProblemError): Response {
+  const body: Record<string, unknown> = {
+    type: `about:blank`,
+    title: p.title,
+    status: p.status,
+    code: p.code,
+    detail: p.detail,
+    instance: c.req.path,
+  };
+  if (p.errors) body.errors = p.errors;
+  const requestId = c.get('requestId' as never) as string | undefined;
+  if (requestId) body.request_id = requestId;
+  return c.body(JSON.stringify(body), p.status as 400, {
+    'Content-Type': 'application/problem+json',
+    ...p.headers,
+  });
+}
+
+/** RFC 6749 §5.2 body; token-endpoint responses must not be cached (§5.1). */
+export function oauthErrorResponse(c: Context, e: OAuthError): Response {
+  return c.body(JSON.stringify({ error: e.error, error_description: e.description }), e.status as 400, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+    Pragma: 'no-cache',
+    ...e.headers,
+  });
+}
+
+/**
+ * The one place errors become responses (architecture style rule 1). Known families keep their
+ * format; anything else is logged with its cause and answered without internals.
+ */
+export function createErrorHandler(logger: Logger) {
+  return (err: Error, c: Context): Response => {
+    if (err instanceof OAuthError) {
+      if (err.status >= 500) logger.error({ err, path: c.req.path }, 'oauth server error');
+      return oauthErrorResponse(c, err);
+    }
+    if (err instanceof ProblemError) {
+      if (err.status >= 500) logger.error({ err, path: c.req.path }, 'server problem');
+      return problemResponse(c, err);
+    }
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      if (OAUTH_PATH.test(c.req.path)) {
+        return oauthErrorResponse(
+          c,
+          new OAuthError('invalid_request', err.message || 'Bad request.', { status }),
+        );
+      }
+      return problemResponse(c, new ProblemError(status, httpCode(status), err.message || 'Error'));
+    }
+    logger.error({ err, path: c.req.path, method: c.req.method }, 'unhandled error');
+    if (OAUTH_PATH.test(c.req.path)) {
+      return oauthErrorResponse(
+        c,
+        new OAuthError('server_error', 'The server could not complete the request.'),
+      );
+    }
+    return problemResponse(
+      c,
+      new ProblemError(500, 'internal_error', 'Internal Server Error', {
+        detail: 'The server could not complete the request.',
+      }),
+    );
+  };
+}
+
+function httpCode(status: number): string {
+  if (status === 413) return 'payload_too_large';
+  if (status === 415) return 'unsupported_media_type';
+  if (status === 404) return 'not_found';
+  if (status === 405) return 'method_not_allowed';
+  if (status === 401) return 'unauthorized';
+  if (status === 403) return 'forbidden';
+  return status >= 500 ? 'internal_error' : 'bad_request';
+}

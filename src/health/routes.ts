@@ -1,0 +1,32 @@
+import { Hono } from 'hono';
+import { sql } from 'kysely';
+import type { AppContext, AppEnv } from '../http/context.ts';
+
+/** Liveness (`/healthz`), readiness (`/readyz`: the database answers) and `/metrics`. */
+export function createHealthApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/healthz', (c) => c.json({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' }));
+  app.get('/readyz', async (c) => {
+    try {
+      await sql`select 1`.execute(ctx.db);
+      return c.json({ status: 'ok', database: 'ok' }, 200, { 'Cache-Control': 'no-store' });
+    } catch (err) {
+      ctx.logger.warn({ err }, 'readiness check failed');
+      return c.json(
+        {
+          type: 'about:blank',
+          title: 'Service Unavailable',
+          status: 503,
+          code: 'database_unavailable',
+          detail: 'The database is not reachable.',
+        },
+        503,
+        { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' },
+      );
+    }
+  });
+  app.get('/metrics', async (c) =>
+    c.body(await ctx.metrics.registry.metrics(), 200, { 'Content-Type': ctx.metrics.registry.contentType }),
+  );
+  return app;
+}

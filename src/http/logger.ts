@@ -1,0 +1,41 @@
+import pino, { type Logger } from 'pino';
+
+/** Paths pino blanks out wherever they appear in a log line: credentials never reach logs. */
+const REDACT = [
+  'password',
+  '*.password',
+  'authorization',
+  '*.authorization',
+  'cookie',
+  '*.cookie',
+  'headers.authorization',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.client_secret',
+  'client_secret',
+  '*.access_token',
+  'access_token',
+  '*.refresh_token',
+  'refresh_token',
+  '*.id_token',
+  '*.code',
+  '*.code_verifier',
+  '*.token',
+  'token',
+  'secret',
+  '*.secret',
+];
+
+/** JSON logger with secrets redacted. */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'lectern' },
+      redact: { paths: REDACT, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

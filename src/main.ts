@@ -1,0 +1,144 @@
+/**
+ * The `lectern` command: serve (default), migrate, seed, users create. Reads configuration from
+ * the environment once (config.ts) and everything else from its arguments.
+ */
+import { parseArgs } from 'node:util';
+import { createApp } from './app.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { hashPassword } from './crypto/passwords.ts';
+import { seedDemoData } from './domain/demo-seed.ts';
+import { addRoles } from './domain/memberships.ts';
+import { ROLES, type Role } from './domain/roles.ts';
+import { findSchoolBySubdomain } from './domain/schools.ts';
+import { createUser } from './domain/users.ts';
+import { listen, openRuntime } from './runtime.ts';
+import { inTransaction } from './store/database.ts';
+
+const USAGE = `usage: lectern [command]
+
+commands:
+  serve                       start the HTTP server (default); migrates, seeds demo data if enabled
+  migrate                     apply pending database migrations
+  seed                        add the demo data (idempotent)
+  users create --email E --name N [--school SUBDOMAIN --role ROLE]
+                              create a user; the password is read from standard input
+`;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+async function serveCommand(config: Config): Promise<void> {
+  const runtime = await openRuntime(config);
+  if (config.seedDemo) {
+    const seeded = await seedDemoData(runtime.db);
+    if (seeded.created) runtime.logger.info('demo data created (demo password: demo-password)');
+  }
+  const server = await listen(createApp(runtime), config.host, config.port);
+  runtime.logger.info(
+    { url: server.url, baseUrl: config.baseUrl, db: config.database.engine },
+    'lectern listening',
+  );
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    runtime.logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    await server.shutdown();
+    await runtime.close();
+    runtime.logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+async function usersCreate(config: Config, argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      school: { type: 'string' },
+      role: { type: 'string' },
+    },
+  });
+  if (!values.email || !values.name) throw new UsageError('users create needs --email and --name');
+  if (values.role && !ROLES.includes(values.role as Role))
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  if (values.role && !values.school) throw new UsageError('--role needs --school');
+  const password = await readStdin();
+  if (password.length < 8)
+    throw new UsageError('the password (standard input) must be at least 8 characters');
+  const runtime = await openRuntime(config);
+  try {
+    const user = await inTransaction(runtime.db, async (tx) => {
+      const created = await createUser(tx, {
+        email: values.email!,
+        name: values.name!,
+        passwordHash: await hashPassword(password),
+      });
+      if (values.school) {
+        const school = await findSchoolBySubdomain(tx, values.school);
+        if (!school) throw new UsageError(`no school with subdomain ${values.school}`);
+        await addRoles(tx, school.id, created.id, [(values.role ?? 'student') as Role]);
+      }
+      return created;
+    });
+    console.log(JSON.stringify({ id: user.id, email: user.email }));
+  } finally {
+    await runtime.close();
+  }
+}
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', sub, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const config = loadConfig();
+  if (command === 'serve') return serveCommand(config);
+  if (command === 'migrate') {
+    const runtime = await openRuntime(config, { processMetrics: false });
+    await runtime.close();
+    console.log('migrations applied');
+    return;
+  }
+  if (command === 'seed') {
+    const runtime = await openRuntime(config, { processMetrics: false });
+    try {
+      const result = await seedDemoData(runtime.db);
+      console.log(result.created ? 'demo data created' : 'demo data already present');
+    } finally {
+      await runtime.close();
+    }
+    return;
+  }
+  if (command === 'users' && sub === 'create') return usersCreate(config, rest);
+  throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(`lectern: configuration error: ${err.message}`);
+    process.exit(78);
+  }
+  if (err instanceof UsageError) {
+    console.error(`lectern: ${err.message}\n\n${USAGE}`);
+    process.exit(64);
+  }
+  const problem = err as { code?: string; detail?: string; message?: string };
+  if (problem.code === 'email_taken') {
+    console.error(`lectern: ${problem.detail}`);
+    process.exit(65);
+  }
+  console.error('lectern: fatal error', err);
+  process.exit(1);
+});

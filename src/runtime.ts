@@ -1,0 +1,76 @@
+import { type ServerType, serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type pino from 'pino';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { AppContext, AppEnv } from './http/context.ts';
+import { createLogger } from './http/logger.ts';
+import { createMetrics } from './http/metrics.ts';
+import { type Db, migrateToLatest, openDatabase } from './store/database.ts';
+
+/** The live parts of a running Lectern: what the app is built from, and how to close it. */
+export interface Runtime extends AppContext {
+  close(): Promise<void>;
+}
+
+/** Opens the database, migrates it and builds the shared context. */
+export async function openRuntime(
+  config: Config,
+  options: {
+    db?: Db;
+    logger?: Logger;
+    logDestination?: pino.DestinationStream;
+    processMetrics?: boolean;
+  } = {},
+): Promise<Runtime> {
+  const logger = options.logger ?? createLogger(config.logLevel, options.logDestination);
+  const db = options.db ?? openDatabase(config.database);
+  try {
+    await migrateToLatest(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const metrics = createMetrics(options.processMetrics ?? true);
+  return {
+    config,
+    db,
+    logger,
+    metrics,
+    close: () => db.destroy(),
+  };
+}
+
+/** A listening HTTP server and its graceful stop. */
+export interface RunningServer {
+  readonly server: ServerType;
+  readonly url: string;
+  /** Stops accepting, lets in-flight requests finish (up to graceMs), then closes the rest. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+/** Serves an app on host:port (port 0 picks a free one). */
+export function listen(app: Hono<AppEnv>, host: string, port: number): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
+      const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      resolve({
+        server,
+        url: `http://${shownHost}:${info.port}`,
+        shutdown: (graceMs = 10_000) =>
+          new Promise<void>((done) => {
+            const http = server as import('node:http').Server;
+            const force = setTimeout(() => http.closeAllConnections?.(), graceMs);
+            force.unref();
+            http.close(() => {
+              clearTimeout(force);
+              done();
+            });
+            // Idle keep-alive sockets would hold close() open; in-flight ones finish first.
+            http.closeIdleConnections?.();
+          }),
+      });
+    });
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { migrationProvider } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+import { createSqliteDialect } from './sqlite-dialect.ts';
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+
+/** What openDatabase needs: the engine, and for PostgreSQL an optional schema to live in. */
+export interface DatabaseOptions {
+  readonly engine: 'sqlite' | 'postgres';
+  readonly url: string;
+  readonly sqlitePath?: string;
+  /** PostgreSQL only: the schema every connection uses (tests give each run its own). */
+  readonly schema?: string;
+  readonly poolSize?: number;
+}
+
+// COUNT(*) and SUM() come back as int8; they fit a JS number for every figure we keep.
+const INT8_OID = 20;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID
+      ? (v: string) => Number.parseInt(v, 10)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** Opens the configured database (SQLite file or PostgreSQL pool) as a Kysely instance. */
+export function openDatabase(options: DatabaseOptions | Config['database']): Db {
+  if (options.engine === 'postgres') {
+    const schema = 'schema' in options ? options.schema : undefined;
+    if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: ('poolSize' in options ? options.poolSize : undefined) ?? 10,
+      types: pgTypes,
+      options: schema ? `-c search_path=${schema}` : undefined,
+    });
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  const path = options.sqlitePath ?? ':memory:';
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  return new Kysely<Database>({ dialect: createSqliteDialect(path) });
+}
+
+/** Applies every pending migration; throws with the failing migration's name. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error) {
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed`, { cause: error });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Runs fn in one transaction: committed if it resolves, rolled back if it throws. */
+export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction().execute(fn);
+}

@@ -1,0 +1,20 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as identity from './0001-identity.ts';
+import * as oauth from './0002-oauth.ts';
+import * as catalog from './0003-catalog.ts';
+import * as commerce from './0004-commerce.ts';
+import * as community from './0005-community.ts';
+
+/** Every migration, in order. Names sort; a new one is appended with the next number. */
+export const migrations: Record<string, Migration> = {
+  '0001_identity': identity,
+  '0002_oauth': oauth,
+  '0003_catalog': catalog,
+  '0004_commerce': commerce,
+  '0005_community': community,
+};
+
+/** A provider that serves the static list above (no file-system scanning). */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

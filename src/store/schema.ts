@@ -1,0 +1,5 @@
+import type { DomainTables } from '../domain/tables.ts';
+import type { OAuthTables } from '../oauth/tables.ts';
+
+/** The whole database as Kysely sees it: each feature contributes its own tables. */
+export interface Database extends DomainTables, OAuthTables {}

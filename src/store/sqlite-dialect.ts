@@ -1,0 +1,57 @@
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { SqliteDialect } from 'kysely';
+
+const MAX_CACHED_STATEMENTS = 500;
+
+/** Binds what Kysely hands us to what node:sqlite accepts (it has no booleans or Dates). */
+function bindable(value: unknown): SQLInputValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  return value as SQLInputValue;
+}
+
+/**
+ * Adapts node:sqlite's DatabaseSync to the better-sqlite3 shape Kysely's SqliteDialect expects,
+ * caching prepared statements (bounded) because the same few queries run on every request.
+ */
+class NodeSqliteDatabase {
+  readonly #db: DatabaseSync;
+  readonly #cache = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  close(): void {
+    this.#cache.clear();
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  prepare(sql: string) {
+    let stmt = this.#cache.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(sql);
+      if (this.#cache.size >= MAX_CACHED_STATEMENTS) {
+        this.#cache.delete(this.#cache.keys().next().value!);
+      }
+      this.#cache.set(sql, stmt);
+    }
+    const s = stmt;
+    return {
+      reader: s.columns().length > 0,
+      all: (params: readonly unknown[]) => s.all(...params.map(bindable)),
+      run: (params: readonly unknown[]) => s.run(...params.map(bindable)),
+      iterate: (params: readonly unknown[]) => s.iterate(...params.map(bindable)),
+    };
+  }
+}
+
+/** Opens a SQLite file with WAL, foreign keys and a busy timeout, as a Kysely dialect. */
+export function createSqliteDialect(path: string): SqliteDialect {
+  const db = new DatabaseSync(path, { timeout: 5000 });
+  db.exec('PRAGMA foreign_keys = ON');
+  if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  return new SqliteDialect({ database: new NodeSqliteDatabase(db) });
+}

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import type { Hono } from 'hono';
+import { createApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import type { AppEnv } from '../../src/http/context.ts';
+import { openRuntime, type Runtime } from '../../src/runtime.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export const TEST_BASE_URL = 'http://lectern.test';
+
+/** A migrated app on a fresh database, spoken to with `app.request()` (no sockets). */
+export interface TestApp {
+  readonly app: Hono<AppEnv>;
+  readonly runtime: Runtime;
+  readonly config: Config;
+  readonly database: TestDatabase;
+  /** Sends a request to the app; relative paths are resolved against the base URL. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Builds a test app; `env` overrides configuration (BASE_URL defaults to http://lectern.test). */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    BASE_URL: TEST_BASE_URL,
+    LECTERN_SECRET: randomBytes(32).toString('base64url'),
+    FILES_DIR: `${database.dir}/files`,
+    SEED_DEMO: 'false',
+    ...database.env,
+    ...env,
+  });
+  const db = openDatabase(database.options);
+  const runtime = await openRuntime(config, { db, processMetrics: false });
+  const app = createApp(runtime);
+  return {
+    app,
+    runtime,
+    config,
+    database,
+    request: async (path, init) => app.request(new URL(path, config.baseUrl).toString(), init),
+    close: async () => {
+      await runtime.close();
+      await database.drop();
+    },
+  };
+}
