@@ -1,0 +1,23 @@
+import type { Audience } from '../oauth/scopes.ts';
+
+/**
+ * Who a valid access token speaks for: the result of bearer verification, handed to every
+ * protected surface (admin API, Account API, MCP, UserInfo).
+ */
+export interface Principal {
+  /** sha256 of the presented token: the key for revocation checks and caches. */
+  readonly tokenHash: string;
+  readonly userId: string;
+  /** The school (org_id) the grant is for; a token never reaches another school. */
+  readonly schoolId: string;
+  /** The user's roles at that school, read at verification time. */
+  readonly roles: readonly string[];
+  readonly clientId: string;
+  readonly grantId: string;
+  readonly audience: Audience;
+  readonly scopes: ReadonlySet<string>;
+  /** The resource the token is bound to (RFC 8707): BASE_URL. */
+  readonly resource: string;
+  /** Expiry, seconds since the epoch. */
+  readonly expiresAt: number;
+}
