@@ -1,0 +1,16 @@
+/** Quotes an auth-param value (RFC 9110 §11.2 quoted-string). */
+function quote(value: string): string {
+  return `"${value.replace(/[\\"]/g, (ch) => `\\${ch}`).replace(/[\r\n]/g, ' ')}"`;
+}
+
+/** Builds the `WWW-Authenticate: Bearer …` challenge of RFC 6750 §3 with RFC 9728 §5.1's pointer. */
+export function bearerChallenge(
+  baseUrl: string,
+  options: { error?: string; description?: string; scope?: readonly string[] } = {},
+): string {
+  const params = [`resource_metadata=${quote(`${baseUrl}/.well-known/oauth-protected-resource`)}`];
+  if (options.error) params.push(`error=${quote(options.error)}`);
+  if (options.error && options.description) params.push(`error_description=${quote(options.description)}`);
+  if (options.scope && options.scope.length > 0) params.push(`scope=${quote(options.scope.join(' '))}`);
+  return `Bearer ${params.join(', ')}`;
+}

@@ -1,0 +1,104 @@
+import { sha256 } from '../crypto/tokens.ts';
+import { parseRoles } from '../domain/roles.ts';
+import type { AppContext } from '../http/context.ts';
+import type { Audience } from '../oauth/scopes.ts';
+import type { Principal } from './principal.ts';
+
+/** Why a bearer token was not accepted (RFC 6750 §3.1). */
+export interface BearerFailure {
+  readonly ok: false;
+  /** `invalid_request` for a malformed Authorization header, else `invalid_token`. */
+  readonly error: 'invalid_token' | 'invalid_request';
+  readonly description: string;
+  /** False when no credentials were presented at all (RFC 6750 §3.1: then no error code is owed). */
+  readonly tokenPresented: boolean;
+}
+
+export type BearerResult = { readonly ok: true; readonly principal: Principal } | BearerFailure;
+
+/** Framework-free bearer verification shared by every protected surface. */
+export interface BearerVerifier {
+  /** Verifies the raw `Authorization` header value (undefined when absent). */
+  verify(authorization: string | undefined | null): Promise<BearerResult>;
+}
+
+// RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const MAX_HEADER = 4096;
+
+const fail = (error: BearerFailure['error'], description: string, tokenPresented = true): BearerFailure => ({
+  ok: false,
+  error,
+  description,
+  tokenPresented,
+});
+
+/**
+ * Verifies opaque access tokens against the token store on every call: revocation and expiry
+ * take effect on the next request on every instance (product.md §5). One indexed query.
+ */
+export function createBearerVerifier(ctx: AppContext, clock: () => number = Date.now): BearerVerifier {
+  const resource = ctx.config.baseUrl;
+  return {
+    async verify(authorization) {
+      if (authorization === undefined || authorization === null || authorization === '') {
+        return fail('invalid_token', 'No access token was presented.', false);
+      }
+      if (authorization.length > MAX_HEADER) return fail('invalid_token', 'The access token is malformed.');
+      const match = BEARER.exec(authorization);
+      if (!match) {
+        // RFC 6750 §2.1: only the Bearer scheme, in the Authorization header.
+        return fail('invalid_token', 'The Authorization header must be "Bearer <access token>".');
+      }
+      const tokenHash = sha256(match[1]);
+      const row = await ctx.db
+        .selectFrom('oauth_tokens as t')
+        .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+        .leftJoin('memberships as m', (j) =>
+          j.onRef('m.school_id', '=', 't.school_id').onRef('m.user_id', '=', 't.user_id'),
+        )
+        .select([
+          't.kind',
+          't.user_id',
+          't.school_id',
+          't.client_id',
+          't.grant_id',
+          't.scopes',
+          't.resource',
+          't.expires_at',
+          't.revoked_at',
+          'g.revoked_at as grant_revoked_at',
+          'g.audience',
+          'm.roles',
+        ])
+        .where('t.token_hash', '=', tokenHash)
+        .executeTakeFirst();
+      if (!row || row.kind !== 'access') return fail('invalid_token', 'The access token is not valid.');
+      if (row.revoked_at || row.grant_revoked_at)
+        return fail('invalid_token', 'The access token has been revoked.');
+      const expiresAt = Date.parse(row.expires_at);
+      if (!(expiresAt > clock())) return fail('invalid_token', 'The access token has expired.');
+      // RFC 8707 §2 / spec §5.5: a token bound to another resource is not valid here.
+      if (row.resource !== resource) {
+        return fail('invalid_token', 'The access token was issued for a different resource.');
+      }
+      const roles = parseRoles(row.roles ?? '[]');
+      if (roles.length === 0) return fail('invalid_token', 'The user no longer belongs to this school.');
+      return {
+        ok: true,
+        principal: {
+          tokenHash,
+          userId: row.user_id,
+          schoolId: row.school_id,
+          roles,
+          clientId: row.client_id,
+          grantId: row.grant_id,
+          audience: row.audience as Audience,
+          scopes: new Set(row.scopes.split(' ').filter(Boolean)),
+          resource: row.resource,
+          expiresAt: Math.floor(expiresAt / 1000),
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sha256 } from '../../src/crypto/tokens.ts';
+import { addRoles } from '../../src/domain/memberships.ts';
+import { createSchool } from '../../src/domain/schools.ts';
+import { createUser } from '../../src/domain/users.ts';
+import { type ProtectedEnv, requireBearer } from '../../src/resource/middleware.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { issueTestToken } from '../support/tokens.ts';
+
+const RM = 'resource_metadata="http://lectern.test/.well-known/oauth-protected-resource"';
+
+describe('bearer verification (RFC 6750, RFC 8707, product.md §6)', () => {
+  let t: TestApp;
+  let userId: string;
+  let schoolId: string;
+  before(async () => {
+    t = await createTestApp();
+    const db = t.runtime.db;
+    const school = await createSchool(db, { name: 'S', subdomain: 's' });
+    const user = await createUser(db, { email: 'u@example.com', name: 'U', passwordHash: null });
+    await addRoles(db, school.id, user.id, ['owner']);
+    userId = user.id;
+    schoolId = school.id;
+    const guarded = t.app as unknown as import('hono').Hono<ProtectedEnv>;
+    guarded.get(
+      '/_test/protected',
+      requireBearer(t.runtime, { challengeScopes: ['openid', 'courses:read'], scope: 'courses:read' }),
+      (c) => {
+        const p = c.get('principal');
+        return c.json({ userId: p.userId, schoolId: p.schoolId, roles: p.roles, scopes: [...p.scopes] });
+      },
+    );
+  });
+  after(() => t.close());
+
+  const call = (authorization?: string) =>
+    t.request('/_test/protected', { headers: authorization ? { Authorization: authorization } : {} });
+
+  it('no token: 401 with resource_metadata and the default scopes, no error code (RFC 6750 §3.1)', async () => {
+    const res = await call();
+    assert.equal(res.status, 401);
+    assert.equal(res.headers.get('www-authenticate'), `Bearer ${RM}, scope="openid courses:read"`);
+    assert.deepEqual(await res.json(), {
+      error: 'invalid_token',
+      error_description: 'No access token was presented.',
+    });
+  });
+
+  it('a malformed header or another scheme is invalid_token', async () => {
+    for (const h of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer a b', 'Bearer ä']) {
+      const res = await call(h);
+      assert.equal(res.status, 401, h);
+      assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    }
+  });
+
+  it('an unknown token is invalid_token with error in the challenge', async () => {
+    const res = await call('Bearer not-a-real-token');
+    assert.equal(res.status, 401);
+    assert.equal(
+      res.headers.get('www-authenticate'),
+      `Bearer ${RM}, error="invalid_token", error_description="The access token is not valid.", scope="openid courses:read"`,
+    );
+  });
+
+  it('a valid token with the scope reaches the handler with its principal; the scheme is case-insensitive', async () => {
+    const { token } = await issueTestToken(t, {
+      userId,
+      schoolId,
+      scopes: ['courses:read'],
+      audience: 'operator',
+    });
+    const res = await call(`bearer ${token}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { userId, schoolId, roles: ['owner'], scopes: ['courses:read'] });
+  });
+
+  it('courses:write implies courses:read (product.md §4)', async () => {
+    const { token } = await issueTestToken(t, {
+      userId,
+      schoolId,
+      scopes: ['courses:write'],
+      audience: 'operator',
+    });
+    assert.equal((await call(`Bearer ${token}`)).status, 200);
+  });
+
+  it('missing scope: 403 insufficient_scope naming the scope (RFC 6750 §3.1)', async () => {
+    const { token } = await issueTestToken(t, {
+      userId,
+      schoolId,
+      scopes: ['orders:read'],
+      audience: 'operator',
+    });
+    const res = await call(`Bearer ${token}`);
+    assert.equal(res.status, 403);
+    assert.equal(
+      res.headers.get('www-authenticate'),
+      `Bearer ${RM}, error="insufficient_scope", error_description="This request needs the \\"courses:read\\" scope.", scope="courses:read"`,
+    );
+    assert.equal((await res.json()).error, 'insufficient_scope');
+  });
+
+  it('an expired token is refused', async () => {
+    const { token } = await issueTestToken(t, {
+      userId,
+      schoolId,
+      scopes: ['courses:read'],
+      audience: 'operator',
+      expiresInSeconds: -1,
+    });
+    const res = await call(`Bearer ${token}`);
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).error_description, 'The access token has expired.');
+  });
+
+  it('a token bound to another resource is refused (RFC 8707 §2, spec §5.5)', async () => {
+    const { token } = await issueTestToken(t, {
+      userId,
+      schoolId,
+      scopes: ['courses:read'],
+      audience: 'operator',
+      resource: 'https://other.example',
+    });
+    const res = await call(`Bearer ${token}`);
+    assert.equal(res.status, 401);
+    assert.equal(
+      (await res.json()).error_description,
+      'The access token was issued for a different resource.',
+    );
+  });
+
+  it('revoking the token or its grant takes effect on the next request', async () => {
+    const a = await issueTestToken(t, { userId, schoolId, scopes: ['courses:read'], audience: 'operator' });
+    assert.equal((await call(`Bearer ${a.token}`)).status, 200);
+    await t.runtime.db
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('token_hash', '=', sha256(a.token))
+      .execute();
+    assert.equal((await call(`Bearer ${a.token}`)).status, 401);
+
+    const b = await issueTestToken(t, { userId, schoolId, scopes: ['courses:read'], audience: 'operator' });
+    assert.equal((await call(`Bearer ${b.token}`)).status, 200);
+    await t.runtime.db
+      .updateTable('oauth_grants')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('id', '=', b.grantId)
+      .execute();
+    assert.equal((await call(`Bearer ${b.token}`)).status, 401);
+  });
+
+  it('a user removed from the school loses access', async () => {
+    const other = await createUser(t.runtime.db, {
+      email: 'gone@example.com',
+      name: 'G',
+      passwordHash: null,
+    });
+    await addRoles(t.runtime.db, schoolId, other.id, ['admin']);
+    const { token } = await issueTestToken(t, {
+      userId: other.id,
+      schoolId,
+      scopes: ['courses:read'],
+      audience: 'operator',
+    });
+    assert.equal((await call(`Bearer ${token}`)).status, 200);
+    await t.runtime.db.deleteFrom('memberships').where('user_id', '=', other.id).execute();
+    const res = await call(`Bearer ${token}`);
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).error_description, 'The user no longer belongs to this school.');
+  });
+});
