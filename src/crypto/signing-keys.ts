@@ -1,0 +1,169 @@
+/**
+ * ES256 signing keys for id_tokens (product.md §5). Private JWKs are sealed with config.secret and
+ * kept in `signing_keys`; every instance reads the same rows, so a rotation on one instance is
+ * seen by the others within ACTIVE_TTL_MS.
+ */
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import type { AppContext } from '../http/context.ts';
+import type { SigningKeysTable } from '../oauth/tables.ts';
+import { isoIn, isoNow } from '../store/time.ts';
+import { open, seal } from './secret-box.ts';
+
+/** A usable signing key: `kid` is the RFC 7638 thumbprint of the public JWK. */
+export interface SigningKey {
+  kid: string;
+  alg: 'ES256';
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+/** Spec §8: the id_token lives 10 minutes. */
+export const ID_TOKEN_LIFETIME_SECONDS = 600;
+
+/** How long an instance trusts its cached view of the key table before re-reading it. */
+const ACTIVE_TTL_MS = 30_000;
+
+/**
+ * A retired key stays published for the longest id_token lifetime, plus the time other instances
+ * may keep signing with it before they re-read the table, plus clock skew.
+ */
+export const RETIRED_KEY_GRACE_SECONDS = ID_TOKEN_LIFETIME_SECONDS + ACTIVE_TTL_MS / 1000 + 300;
+
+interface KeyCache {
+  active?: { key: SigningKey; readAt: number };
+  published?: { rows: Pick<SigningKeysTable, 'public_jwk' | 'expires_at'>[]; readAt: number };
+  imported: Map<string, Promise<SigningKey>>;
+}
+
+// Keyed by the database handle: one cache per database, so test apps never share keys.
+const caches = new WeakMap<object, KeyCache>();
+
+function cacheOf(ctx: AppContext): KeyCache {
+  let cache = caches.get(ctx.db);
+  if (!cache) {
+    cache = { imported: new Map() };
+    caches.set(ctx.db, cache);
+  }
+  return cache;
+}
+
+function publicJwkOf(jwk: JWK, kid: string): JWK {
+  const { kty, crv, x, y } = jwk;
+  return { kty, crv, x, y, kid, use: 'sig', alg: 'ES256' };
+}
+
+async function importRow(ctx: AppContext, row: SigningKeysTable): Promise<SigningKey> {
+  const cache = cacheOf(ctx);
+  let pending = cache.imported.get(row.kid);
+  if (!pending) {
+    pending = (async () => {
+      // The kid is the associated data: a sealed key cannot be moved to another row.
+      const privateJwk = JSON.parse(open(ctx.config.secret, row.private_jwk_encrypted, row.kid)) as JWK;
+      const privateKey = (await importJWK(privateJwk, 'ES256')) as CryptoKey;
+      return {
+        kid: row.kid,
+        alg: 'ES256' as const,
+        privateKey,
+        publicJwk: JSON.parse(row.public_jwk) as JWK,
+      };
+    })();
+    pending.catch(() => cache.imported.delete(row.kid));
+    cache.imported.set(row.kid, pending);
+  }
+  return pending;
+}
+
+async function insertNewKey(ctx: AppContext): Promise<string> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const privateJwk = await exportJWK(privateKey);
+  const kid = await calculateJwkThumbprint(privateJwk, 'sha256');
+  await ctx.db
+    .insertInto('signing_keys')
+    .values({
+      kid,
+      alg: 'ES256',
+      public_jwk: JSON.stringify(publicJwkOf(privateJwk, kid)),
+      private_jwk_encrypted: seal(ctx.config.secret, JSON.stringify({ ...privateJwk, kid }), kid),
+      created_at: isoNow(),
+      retired_at: null,
+      expires_at: null,
+    })
+    .execute();
+  return kid;
+}
+
+/** The newest unretired key row; when two instances raced to create one, both pick the same. */
+function newestActive(ctx: AppContext) {
+  return ctx.db
+    .selectFrom('signing_keys')
+    .selectAll()
+    .where('retired_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('kid', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The active ES256 key (created on first use; private JWK sealed with config.secret; cached briefly). */
+export async function getSigningKey(ctx: AppContext): Promise<SigningKey> {
+  const cache = cacheOf(ctx);
+  const now = Date.now();
+  if (cache.active && now - cache.active.readAt < ACTIVE_TTL_MS) return cache.active.key;
+  let row = await newestActive(ctx);
+  if (!row) {
+    await insertNewKey(ctx);
+    row = await newestActive(ctx);
+    if (!row) throw new Error('signing key was not stored');
+    cache.published = undefined;
+  }
+  const key = await importRow(ctx, row);
+  cache.active = { key, readAt: now };
+  return key;
+}
+
+/** Public keys still needed to verify live tokens (RFC 7517 JWK Set with kid, use=sig, alg=ES256). */
+export async function publicJwks(ctx: AppContext, now: number = Date.now()): Promise<{ keys: JWK[] }> {
+  const cache = cacheOf(ctx);
+  if (!cache.published || now - cache.published.readAt >= ACTIVE_TTL_MS || now < cache.published.readAt) {
+    const rows = await ctx.db
+      .selectFrom('signing_keys')
+      .select(['public_jwk', 'expires_at'])
+      .orderBy('created_at', 'desc')
+      .orderBy('kid', 'desc')
+      .execute();
+    cache.published = { rows, readAt: now };
+  }
+  const at = isoNow(now);
+  return {
+    keys: cache.published.rows
+      .filter((r) => r.expires_at === null || r.expires_at > at)
+      .map((r) => JSON.parse(r.public_jwk) as JWK),
+  };
+}
+
+/**
+ * Makes a new active key; every older key is retired and stays in the JWKS for
+ * RETIRED_KEY_GRACE_SECONDS, until every token it signed has expired. Keys expired for a day
+ * are deleted.
+ */
+export async function rotateSigningKey(ctx: AppContext, now: number = Date.now()): Promise<SigningKey> {
+  const kid = await insertNewKey(ctx);
+  await ctx.db
+    .updateTable('signing_keys')
+    .set({ retired_at: isoNow(now), expires_at: isoIn(RETIRED_KEY_GRACE_SECONDS, now) })
+    .where('retired_at', 'is', null)
+    .where('kid', '!=', kid)
+    .execute();
+  await ctx.db.deleteFrom('signing_keys').where('expires_at', '<', isoIn(-86_400, now)).execute();
+  const cache = cacheOf(ctx);
+  cache.active = undefined;
+  cache.published = undefined;
+  const row = await ctx.db
+    .selectFrom('signing_keys')
+    .selectAll()
+    .where('kid', '=', kid)
+    .executeTakeFirstOrThrow();
+  const key = await importRow(ctx, row);
+  cache.active = { key, readAt: Date.now() };
+  return key;
+}

@@ -1,0 +1,52 @@
+/**
+ * Client lookup and the two checks every OAuth endpoint makes on a client: its redirect URI
+ * (RFC 6749 §3.1.2.3, RFC 8252 §7.3) and its secret (RFC 6749 §2.3.1, client_secret_post).
+ */
+import { safeEqual, sha256 } from '../crypto/tokens.ts';
+import type { AppContext } from '../http/context.ts';
+import { isCimdClientId, resolveCimdClient } from './cimd.ts';
+import { clientFromRow, type OAuthClient } from './client-row.ts';
+import { loopbackMatches, MAX_REDIRECT_URI_LENGTH, parseLoopback, prefixMatches } from './redirect-uris.ts';
+import { ensureVendorClients } from './vendors.ts';
+
+export type { OAuthClient } from './client-row.ts';
+
+const MAX_CLIENT_ID_LENGTH = 2048;
+
+/**
+ * A client by id; for an https URL client_id, resolves (fetch + cache) its Client ID Metadata
+ * Document. undefined if unknown or invalid (the reason of a CIMD refusal is logged).
+ */
+export async function findClient(ctx: AppContext, clientId: string): Promise<OAuthClient | undefined> {
+  if (typeof clientId !== 'string' || !clientId || clientId.length > MAX_CLIENT_ID_LENGTH) return undefined;
+  if (isCimdClientId(clientId)) return resolveCimdClient(ctx, clientId);
+  await ensureVendorClients(ctx);
+  const row = await ctx.db
+    .selectFrom('oauth_clients')
+    .selectAll()
+    .where('id', '=', clientId)
+    .where('kind', '!=', 'cimd')
+    .executeTakeFirst();
+  return row ? clientFromRow(row) : undefined;
+}
+
+/**
+ * RFC 8252 §7.3: loopback redirect URIs match on any port; every other URI matches exactly,
+ * character for character (RFC 6749 §3.1.2.3); vendor prefix entries match one extra path segment.
+ */
+export function redirectUriMatches(client: OAuthClient, redirectUri: string): boolean {
+  if (typeof redirectUri !== 'string' || redirectUri.length > MAX_REDIRECT_URI_LENGTH) return false;
+  const loopback = parseLoopback(redirectUri) !== undefined;
+  for (const registered of client.redirectUris) {
+    if (registered === redirectUri) return true;
+    if (loopback && loopbackMatches(registered, redirectUri)) return true;
+  }
+  return client.redirectUriPrefixes.some((prefix) => prefixMatches(prefix, redirectUri));
+}
+
+/** Verifies a client_secret_post secret in constant time (only hashes are compared). */
+export function verifyClientSecret(client: OAuthClient, secret: string | undefined): boolean {
+  if (client.authMethod !== 'client_secret_post' || !client.secretHash) return false;
+  if (typeof secret !== 'string' || !secret || secret.length > 512) return false;
+  return safeEqual(sha256(secret), client.secretHash);
+}

@@ -1,0 +1,190 @@
+/**
+ * Vendor integrations (product.md §3, spec §5.2 item 1): the built-in list in vendors.json plus an
+ * operator's VENDORS_FILE, validated with zod and kept in `oauth_clients` as kind 'vendor' with
+ * fixed client_ids. Data, not code: operators add or correct vendors without a release.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { ConfigError } from '../config.ts';
+import type { AppContext } from '../http/context.ts';
+import { isoNow } from '../store/time.ts';
+import { isHttpsRedirectUri, isLoopbackRedirectUri, MAX_REDIRECT_URI_LENGTH } from './redirect-uris.ts';
+
+// RFC 8252 §7.1 private-use schemes (cursor://, windsurf://); never a scheme a browser executes.
+const PRIVATE_USE = /^([a-z][a-z0-9+.-]*):\/?[\x21-\x7e]+$/;
+const FORBIDDEN_SCHEMES = new Set([
+  'http',
+  'https',
+  'javascript',
+  'data',
+  'file',
+  'blob',
+  'vbscript',
+  'about',
+  'ftp',
+  'ws',
+  'wss',
+]);
+
+function isVendorRedirectUri(uri: string): boolean {
+  if (uri.includes('#') || uri.length > MAX_REDIRECT_URI_LENGTH) return false;
+  if (isHttpsRedirectUri(uri) || isLoopbackRedirectUri(uri)) return true;
+  const m = PRIVATE_USE.exec(uri);
+  return !!m && !FORBIDDEN_SCHEMES.has(m[1]);
+}
+
+const vendorSchema = z.object({
+  client_id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{1,63}$/, 'lowercase letters, digits and "-" (2-64 characters)'),
+  client_name: z.string().trim().min(1).max(100),
+  names: z.array(z.string().trim().min(1).max(100)).max(20).default([]),
+  redirect_uris: z
+    .array(
+      z.string().refine(isVendorRedirectUri, 'must be https, loopback or a private-use scheme, no fragment'),
+    )
+    .max(50)
+    .default([]),
+  redirect_uri_prefixes: z
+    .array(
+      z
+        .string()
+        .refine(
+          (p) =>
+            isHttpsRedirectUri(p) && p.endsWith('/') && !p.includes('?') && new URL(p).pathname.length > 1,
+          'must be an https URL with a path ending in "/" and no query',
+        ),
+    )
+    .max(10)
+    .default([]),
+  source: z.string().max(500).optional(),
+});
+
+const vendorsFileSchema = z.object({ vendors: z.array(vendorSchema).max(200) });
+
+/** One vendor integration as validated. */
+export type Vendor = z.infer<typeof vendorSchema>;
+
+function parseVendorList(text: string, origin: string): Vendor[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${origin}: not valid JSON`);
+  }
+  const parsed = vendorsFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`${origin}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  for (const v of parsed.data.vendors) {
+    if (v.redirect_uris.length === 0 && v.redirect_uri_prefixes.length === 0)
+      throw new ConfigError(`${origin}: vendor ${v.client_id} has no redirect URI`);
+  }
+  return parsed.data.vendors;
+}
+
+const loaded = new WeakMap<Config, Vendor[]>();
+
+/**
+ * The built-in vendors, then VENDORS_FILE's: an entry with a built-in client_id replaces it, others
+ * are added. Throws ConfigError on a bad file, so a deployment fails at start, not at first use.
+ */
+export function loadVendors(config: Config): Vendor[] {
+  const cached = loaded.get(config);
+  if (cached) return cached;
+  const builtIn = parseVendorList(
+    readFileSync(new URL('./vendors.json', import.meta.url), 'utf8'),
+    'vendors.json',
+  );
+  const byId = new Map(builtIn.map((v) => [v.client_id, v]));
+  if (config.vendorsFile) {
+    let text: string;
+    try {
+      text = readFileSync(config.vendorsFile, 'utf8');
+    } catch {
+      throw new ConfigError(`VENDORS_FILE: cannot read ${config.vendorsFile}`);
+    }
+    for (const v of parseVendorList(text, `VENDORS_FILE ${config.vendorsFile}`)) byId.set(v.client_id, v);
+  }
+  const vendors = [...byId.values()];
+  const seen = new Map<string, string>();
+  for (const v of vendors) {
+    for (const name of vendorNames(v)) {
+      const other = seen.get(name);
+      if (other && other !== v.client_id)
+        throw new ConfigError(`vendors: the name "${name}" belongs to both ${other} and ${v.client_id}`);
+      seen.set(name, v.client_id);
+    }
+  }
+  loaded.set(config, vendors);
+  return vendors;
+}
+
+function normaliseName(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+function vendorNames(v: Vendor): Set<string> {
+  return new Set([v.client_name, ...v.names].map(normaliseName));
+}
+
+/** The vendor whose name matches `clientName`, case-insensitive and trimmed (product.md §3 rule 2). */
+export function matchVendor(config: Config, clientName: string): Vendor | undefined {
+  const wanted = normaliseName(clientName);
+  if (!wanted) return undefined;
+  return loadVendors(config).find((v) => vendorNames(v).has(wanted));
+}
+
+const synced = new WeakMap<object, Promise<void>>();
+
+/**
+ * Writes every vendor into `oauth_clients` once per process and database (insert, or update a
+ * row that is already kind 'vendor'); safe to run from several instances at once.
+ */
+export function ensureVendorClients(ctx: AppContext): Promise<void> {
+  let pending = synced.get(ctx.db);
+  if (!pending) {
+    pending = syncVendors(ctx);
+    pending.catch(() => synced.delete(ctx.db));
+    synced.set(ctx.db, pending);
+  }
+  return pending;
+}
+
+async function syncVendors(ctx: AppContext): Promise<void> {
+  const now = isoNow();
+  for (const v of loadVendors(ctx.config)) {
+    const values = {
+      name: v.client_name,
+      redirect_uris: JSON.stringify(v.redirect_uris),
+      metadata: JSON.stringify({
+        redirect_uri_prefixes: v.redirect_uri_prefixes,
+        names: v.names,
+        source: v.source,
+      }),
+      updated_at: now,
+    };
+    await ctx.db
+      .insertInto('oauth_clients')
+      .values({
+        id: v.client_id,
+        kind: 'vendor',
+        school_id: null,
+        token_endpoint_auth_method: 'none',
+        secret_hash: null,
+        allowed_scopes: null,
+        application_type: 'web',
+        reviewed: 1,
+        metadata_fetched_at: null,
+        metadata_expires_at: null,
+        created_by_user_id: null,
+        secret_rotated_at: null,
+        created_at: now,
+        ...values,
+      })
+      .onConflict((oc) => oc.column('id').doUpdateSet(values).where('oauth_clients.kind', '=', 'vendor'))
+      .execute();
+  }
+}
