@@ -1,0 +1,130 @@
+import { type FieldError, problems } from '../errors/problem-error.ts';
+import type { Db, Tx } from '../store/database.ts';
+
+/**
+ * Input checks shared by the domain modules. Surfaces validate with zod first; these keep the
+ * domain safe on its own (seed, CLI, MCP), so bad input is a 422 and never a 500.
+ */
+export class Checks {
+  readonly errors: FieldError[] = [];
+
+  /** A trimmed, non-empty string of at most `max` characters. */
+  text(field: string, value: unknown, max = 200): string {
+    if (typeof value !== 'string' || value.trim() === '' || value.trim().length > max) {
+      this.errors.push({ field, message: `must be a non-empty string of at most ${max} characters` });
+      return '';
+    }
+    return value.trim();
+  }
+
+  /** An optional string (null or up to `max` characters). */
+  optionalText(field: string, value: unknown, max = 20_000): string | null {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'string' || value.length > max) {
+      this.errors.push({ field, message: `must be a string of at most ${max} characters` });
+      return null;
+    }
+    return value;
+  }
+
+  /** An integer in [min, max]. */
+  int(field: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      this.errors.push({ field, message: `must be an integer from ${min} to ${max}` });
+      return min;
+    }
+    return value;
+  }
+
+  /** One of the allowed values. */
+  oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
+    if (typeof value !== 'string' || !allowed.includes(value as T)) {
+      this.errors.push({ field, message: `must be one of ${allowed.join(', ')}` });
+      return allowed[0];
+    }
+    return value as T;
+  }
+
+  /** An ISO 4217 code (three capital letters). */
+  currency(field: string, value: unknown): string {
+    if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value)) {
+      this.errors.push({ field, message: 'must be an ISO 4217 currency code, e.g. USD' });
+      return 'USD';
+    }
+    return value;
+  }
+
+  /** A URL-safe slug: lower-case words joined by hyphens. */
+  slug(field: string, value: unknown): string {
+    if (typeof value !== 'string' || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(value) || value.length > 100) {
+      this.errors.push({ field, message: 'must be lower-case letters, digits and single hyphens (≤ 100)' });
+      return '';
+    }
+    return value;
+  }
+
+  /** An ISO 8601 timestamp, normalised to UTC with milliseconds (so it sorts as text). */
+  timestamp(field: string, value: unknown): string {
+    const iso = typeof value === 'string' ? toIsoTimestamp(value) : undefined;
+    if (!iso) {
+      this.errors.push({ field, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' });
+      return new Date(0).toISOString();
+    }
+    return iso;
+  }
+
+  /** An optional timestamp: null stays null. */
+  optionalTimestamp(field: string, value: unknown): string | null {
+    return value === null || value === undefined ? null : this.timestamp(field, value);
+  }
+
+  /** An http(s) URL. */
+  url(field: string, value: unknown): string | null {
+    if (value === null || value === undefined) return null;
+    if (typeof value === 'string' && value.length <= 2000) {
+      try {
+        const u = new URL(value);
+        if (u.protocol === 'https:' || u.protocol === 'http:') return value;
+      } catch {}
+    }
+    this.errors.push({ field, message: 'must be an http or https URL' });
+    return null;
+  }
+
+  /** Records a failure found by the caller. */
+  fail(field: string, message: string): void {
+    this.errors.push({ field, message });
+  }
+
+  /** Throws 422 `validation_failed` listing every failure, if any. */
+  done(): void {
+    if (this.errors.length > 0) throw problems.validation(this.errors);
+  }
+}
+
+/** An ISO timestamp string as stored (`toISOString()`), or undefined if it does not parse. */
+export function toIsoTimestamp(value: string): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(value))
+    return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/** True when a database error is a unique-constraint violation (SQLite or PostgreSQL). */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; errcode?: number; message?: string } | null;
+  if (!e) return false;
+  if (e.code === '23505') return true;
+  return e.errcode === 2067 || e.errcode === 1555 || /UNIQUE constraint failed/.test(e.message ?? '');
+}
+
+/** Runs fn in a transaction: the caller's if it is one, else a new one. */
+export function withTransaction<T>(db: Db | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return fn(db as Tx);
+  return db.transaction().execute(fn);
+}
+
+/** 0/1 flag column to boolean. */
+export function flag(value: number | boolean | null | undefined): boolean {
+  return value === 1 || value === true;
+}

@@ -1,0 +1,167 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
+import { ProblemError, problems } from '../errors/problem-error.ts';
+
+/** Default and largest page size of every list (product.md §6). */
+export const DEFAULT_PAGE_LIMIT = 20;
+export const MAX_PAGE_LIMIT = 100;
+
+/** What a caller asks for: how many, and after which cursor (opaque, from a previous page). */
+export interface PageParams {
+  readonly limit?: number;
+  readonly cursor?: string | null;
+}
+
+/** One page of a list, in the shape the REST API returns as-is. */
+export interface Page<T> {
+  readonly data: T[];
+  /** Null on the last page. */
+  readonly next_cursor: string | null;
+}
+
+/** Relay connection arguments (GraphQL): `first` plays `limit`, `after` plays `cursor`. */
+export interface ConnectionArgs {
+  readonly first?: number | null;
+  readonly after?: string | null;
+}
+
+/** A Relay connection without totalCount (computed on demand with countRows). */
+export interface Connection<T> {
+  readonly nodes: T[];
+  readonly edges: Array<{ cursor: string; node: T }>;
+  readonly pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
+  };
+}
+
+/** How to order and where the keys live. */
+export interface PaginateOptions {
+  /** Table (or alias) whose `id` is the cursor, e.g. `enrollments`. */
+  readonly table: string;
+  /**
+   * Sort by this column of `table` first (ties broken by id), e.g. `starts_at`. The cursor is
+   * still the last id: its sort value is looked up, so cursors stay opaque and short.
+   */
+  readonly sortColumn?: string;
+  readonly direction?: 'asc' | 'desc';
+}
+
+const ID_PATTERN = /^[a-z][a-z0-9]*_[0-9a-z]{26}$/;
+
+/** The opaque cursor of an id: base64url, so clients do not build or parse them. */
+export function encodeCursor(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+/** The id inside a cursor; anything that is not one of ours is a 400 `invalid_cursor`. */
+export function decodeCursor(cursor: string): string {
+  const id = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!ID_PATTERN.test(id)) {
+    throw new ProblemError(400, 'invalid_cursor', 'Bad Request', {
+      detail: 'The cursor is not one this API returned.',
+    });
+  }
+  return id;
+}
+
+/** Checks a page size: an integer 1..100, default 20. Out of range is an error, never a clamp. */
+export function checkLimit(limit: number | null | undefined, field = 'limit'): number {
+  if (limit === undefined || limit === null) return DEFAULT_PAGE_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+    throw problems.validation([{ field, message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` }]);
+  }
+  return limit;
+}
+
+/**
+ * Runs `query` one page at a time by keyset: rows after the cursor, ordered by (sortColumn,) id.
+ * The query must select the table's `id` as `id` and must not be ordered or limited already.
+ */
+export async function paginate<DB, TB extends keyof DB, O extends { id: string }>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  params: PageParams,
+  options: PaginateOptions,
+): Promise<Page<O>> {
+  const limit = checkLimit(params.limit);
+  const rows = await keysetQuery(query, params.cursor ? decodeCursor(params.cursor) : null, limit, options);
+  const more = rows.length > limit;
+  const data = more ? rows.slice(0, limit) : rows;
+  return { data, next_cursor: more ? encodeCursor(data[data.length - 1].id) : null };
+}
+
+/** The same keyset page, shaped as a Relay connection (`first` ≤ 100, `after` cursor). */
+export async function paginateConnection<DB, TB extends keyof DB, O extends { id: string }>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  args: ConnectionArgs,
+  options: PaginateOptions,
+): Promise<Connection<O>> {
+  const page = await paginate(query, { limit: checkLimit(args.first, 'first'), cursor: args.after }, options);
+  return toConnection(page, Boolean(args.after));
+}
+
+/** Turns a page (already mapped to domain objects with ids) into a Relay connection. */
+export function toConnection<T extends { id: string }>(
+  page: Page<T>,
+  hasPreviousPage = false,
+): Connection<T> {
+  const edges = page.data.map((node) => ({ cursor: encodeCursor(node.id), node }));
+  return {
+    nodes: page.data,
+    edges,
+    pageInfo: {
+      hasNextPage: page.next_cursor !== null,
+      hasPreviousPage,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+    },
+  };
+}
+
+/** Maps a page's rows to domain objects, keeping its cursor. */
+export function mapPage<R, T>(page: Page<R>, fn: (row: R) => T): Page<T> {
+  return { data: page.data.map(fn), next_cursor: page.next_cursor };
+}
+
+/** Counts what `query` would list (for GraphQL totalCount), whatever it selects or orders. */
+export async function countRows<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+): Promise<number> {
+  const row = await query
+    .clearSelect()
+    .clearOrderBy()
+    .clearLimit()
+    .clearOffset()
+    .select(sql<number>`count(*)`.as('count'))
+    .executeTakeFirst();
+  return Number((row as { count?: number | string } | undefined)?.count ?? 0);
+}
+
+function keysetQuery<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  afterId: string | null,
+  limit: number,
+  options: PaginateOptions,
+): Promise<O[]> {
+  const asc = (options.direction ?? 'asc') === 'asc';
+  const dir = asc ? sql`asc` : sql`desc`;
+  const op = asc ? sql`>` : sql`<`;
+  const id = sql.ref(`${options.table}.id`);
+  let q = query;
+  if (options.sortColumn) {
+    const sort = sql.ref(`${options.table}.${options.sortColumn}`);
+    if (afterId) {
+      // Keyset on (sort, id): the cursor row's sort value is read back by id.
+      const cursorSort = sql`(select c.${sql.ref(options.sortColumn)} from ${sql.table(options.table)} c where c.id = ${afterId})`;
+      q = q.where(
+        sql<boolean>`(${sort} ${op} ${cursorSort} or (${sort} = ${cursorSort} and ${id} ${op} ${afterId}))`,
+      );
+    }
+    q = q.orderBy(sql`${sort} ${dir}`).orderBy(sql`${id} ${dir}`);
+  } else {
+    if (afterId) q = q.where(sql<boolean>`${id} ${op} ${afterId}`);
+    q = q.orderBy(sql`${id} ${dir}`);
+  }
+  return q.limit(limit + 1).execute();
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createCourse } from '../../src/domain/courses.ts';
+import {
+  checkLimit,
+  countRows,
+  decodeCursor,
+  encodeCursor,
+  paginate,
+  paginateConnection,
+} from '../../src/domain/pagination.ts';
+import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
+
+describe('cursor pagination over time-sortable ids', () => {
+  let f: DomainFixture;
+  const ids: string[] = [];
+  before(async () => {
+    f = await createDomainFixture();
+    for (let i = 1; i <= 25; i++) {
+      ids.push((await createCourse(f.db, f.schoolA, { slug: `c-${i}`, title: `Course ${i}` })).id);
+    }
+    await createCourse(f.db, f.schoolB, { slug: 'c-1', title: 'Other school course' });
+    ids.sort();
+  });
+  after(() => f.close());
+
+  const query = () =>
+    f.db.selectFrom('courses').select(['courses.id', 'courses.slug']).where('school_id', '=', f.schoolA);
+
+  it('round-trips ids through opaque base64url cursors', () => {
+    const cursor = encodeCursor(ids[0]);
+    assert.match(cursor, /^[A-Za-z0-9_-]+$/);
+    assert.notEqual(cursor, ids[0]);
+    assert.equal(decodeCursor(cursor), ids[0]);
+  });
+
+  it('rejects a cursor it did not issue with 400 invalid_cursor', async () => {
+    for (const bad of ['not a cursor', encodeCursor('x'), 'abc', encodeCursor("crs_' or 1=1 --")]) {
+      assert.deepEqual(await problemOf(paginate(query(), { cursor: bad }, { table: 'courses' })), {
+        status: 400,
+        code: 'invalid_cursor',
+        errors: undefined,
+      });
+    }
+  });
+
+  it('defaults to 20 and walks every row exactly once, in id order', async () => {
+    const first = await paginate(query(), {}, { table: 'courses' });
+    assert.equal(first.data.length, 20);
+    assert.ok(first.next_cursor);
+    const second = await paginate(query(), { cursor: first.next_cursor }, { table: 'courses' });
+    assert.equal(second.data.length, 5);
+    assert.equal(second.next_cursor, null);
+    assert.deepEqual(
+      [...first.data, ...second.data].map((r) => r.id),
+      ids,
+    );
+  });
+
+  it('ends with next_cursor null when the page is exactly full', async () => {
+    const page = await paginate(query(), { limit: 25 }, { table: 'courses' });
+    assert.equal(page.data.length, 25);
+    assert.equal(page.next_cursor, null);
+  });
+
+  it('walks backwards with direction desc', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await paginate(query(), { limit: 7, cursor }, { table: 'courses', direction: 'desc' });
+      seen.push(...page.data.map((r) => r.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(seen, [...ids].reverse());
+  });
+
+  it('sorts by another column with the id as tie-breaker, cursor still the id', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await paginate(query(), { limit: 4, cursor }, { table: 'courses', sortColumn: 'slug' });
+      seen.push(...page.data.map((r) => r.slug));
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(seen, Array.from({ length: 25 }, (_, i) => `c-${i + 1}`).sort());
+  });
+
+  it('treats a limit outside 1..100 as a validation error, never a clamp', async () => {
+    for (const limit of [0, -1, 101, 1.5]) {
+      const p = await problemOf(paginate(query(), { limit }, { table: 'courses' }));
+      assert.equal(p.status, 422);
+      assert.equal(p.code, 'validation_failed');
+      assert.deepEqual(p.errors, [{ field: 'limit', message: 'must be an integer from 1 to 100' }]);
+    }
+    assert.equal(checkLimit(100), 100);
+    assert.equal(checkLimit(undefined), 20);
+  });
+
+  it('gives Relay connections with encoded-id edge cursors and a total count', async () => {
+    const conn = await paginateConnection(query(), { first: 10 }, { table: 'courses' });
+    assert.equal(conn.nodes.length, 10);
+    assert.deepEqual(
+      conn.edges.map((e) => e.cursor),
+      ids.slice(0, 10).map(encodeCursor),
+    );
+    assert.deepEqual(conn.pageInfo, {
+      hasNextPage: true,
+      hasPreviousPage: false,
+      startCursor: encodeCursor(ids[0]),
+      endCursor: encodeCursor(ids[9]),
+    });
+    const next = await paginateConnection(
+      query(),
+      { first: 100, after: conn.pageInfo.endCursor },
+      { table: 'courses' },
+    );
+    assert.equal(next.nodes[0].id, ids[10]);
+    assert.equal(next.pageInfo.hasNextPage, false);
+    assert.equal(next.pageInfo.hasPreviousPage, true);
+    const p = await problemOf(paginateConnection(query(), { first: 101 }, { table: 'courses' }));
+    assert.deepEqual(p.errors, [{ field: 'first', message: 'must be an integer from 1 to 100' }]);
+    assert.equal(await countRows(query()), 25);
+    assert.equal(await countRows(query().where('courses.slug', 'like', 'c-1%')), 11);
+  });
+});
