@@ -1,0 +1,207 @@
+import { type Context, Hono } from 'hono';
+import type { AppContext, AppEnv } from '../http/context.ts';
+import { inTransaction } from '../store/database.ts';
+import { consentPage } from '../web/consent.ts';
+import { errorPage } from '../web/error-page.ts';
+import {
+  type AuthorizationRequest,
+  AuthorizePageError,
+  AuthorizeRedirectError,
+  type EligibleSchool,
+  eligibleSchools,
+  resolveClientAndRedirect,
+  validateAuthorizeParams,
+} from './authorize-request.ts';
+import { issueCode } from './codes.ts';
+import { isFormRequest } from './form-body.ts';
+import { createGrant, findRememberedGrant } from './grants.ts';
+import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from './sessions.ts';
+
+/** Sends the browser back to the client with `params`, `iss` (RFC 9207 §2) and no caching. */
+function redirectToClient(
+  c: Context,
+  ctx: AppContext,
+  redirectUri: string,
+  params: Record<string, string | null | undefined>,
+  status: 302 | 303,
+): Response {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v) url.searchParams.set(k, v);
+  url.searchParams.set('iss', ctx.config.baseUrl);
+  return c.body(null, status, { Location: url.toString(), 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+}
+
+/** Records consent as a grant and issues its code (both or neither). */
+async function approve(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  session: Session,
+  school: EligibleSchool,
+): Promise<string> {
+  return inTransaction(ctx.db, async (tx) => {
+    const grant = await createGrant(tx, {
+      clientId: req.client.id,
+      userId: session.userId,
+      schoolId: school.id,
+      audience: req.audience,
+      scopes: req.scopes,
+      resource: req.resource,
+      authTime: session.authTime,
+    });
+    return issueCode(tx, {
+      grantId: grant.id,
+      clientId: req.client.id,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge,
+      scopes: req.scopes,
+      resource: req.resource,
+      nonce: req.nonce,
+      authTime: session.authTime,
+    });
+  });
+}
+
+function noSchoolMessage(req: AuthorizationRequest): string {
+  return req.audience === 'member'
+    ? `You have no role at the school that runs ${req.client.name}.`
+    : `${req.client.name} acts for school operators, and you are not an owner or admin of any school.`;
+}
+
+/** GET and POST `/oauth/authorize`: RFC 6749 §4.1.1–§4.1.2 with PKCE, RFC 8707 and RFC 9207. */
+export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get('/oauth/authorize', async (c) => {
+    const raw = new URL(c.req.url).searchParams;
+    let target: Awaited<ReturnType<typeof resolveClientAndRedirect>>;
+    try {
+      target = await resolveClientAndRedirect(ctx, raw);
+    } catch (err) {
+      if (err instanceof AuthorizePageError) return errorPage(c, err.status, err.title, err.message);
+      throw err;
+    }
+    const state = raw.getAll('state').length === 1 ? raw.get('state') : null;
+    try {
+      const req = await validateAuthorizeParams(ctx, target.client, target.redirectUri, raw);
+      const prompts = new Set(req.prompt?.split(' ') ?? []);
+      const session = await currentSession(ctx, c);
+      if (!session) {
+        if (prompts.has('none')) throw new AuthorizeRedirectError('login_required', 'Nobody is signed in.');
+        const returnTo = `${new URL(c.req.url).pathname}?${raw.toString()}`;
+        return c.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, 302);
+      }
+      const schools = await eligibleSchools(ctx, session.userId, req.client, req.audience);
+      if (schools.length === 0) throw new AuthorizeRedirectError('access_denied', noSchoolMessage(req));
+      // Remembered consent: one identifiable school and a live grant covering the request.
+      const school =
+        schools.find((s) => s.id === req.orgId) ?? (schools.length === 1 ? schools[0] : undefined);
+      if (school && !prompts.has('consent')) {
+        const remembered = await findRememberedGrant(ctx.db, {
+          clientId: req.client.id,
+          userId: session.userId,
+          schoolId: school.id,
+          scopes: req.scopes,
+          resource: req.resource,
+        });
+        if (remembered) {
+          const code = await approve(ctx, req, session, school);
+          return redirectToClient(c, ctx, req.redirectUri, { code, state: req.state }, 302);
+        }
+      }
+      if (prompts.has('none')) {
+        throw new AuthorizeRedirectError('consent_required', 'The user has not yet approved this request.');
+      }
+      const user = await ctx.db
+        .selectFrom('users')
+        .select('email')
+        .where('id', '=', session.userId)
+        .executeTakeFirst();
+      return consentPage(c, {
+        request: req,
+        schools,
+        csrfToken: csrfToken(ctx, c, session),
+        userEmail: user?.email ?? '',
+      });
+    } catch (err) {
+      if (err instanceof AuthorizeRedirectError) {
+        return redirectToClient(
+          c,
+          ctx,
+          target.redirectUri,
+          { error: err.error, error_description: err.description, state },
+          302,
+        );
+      }
+      throw err;
+    }
+  });
+
+  app.post('/oauth/authorize', async (c) => {
+    if (!isFormRequest(c)) {
+      return errorPage(c, 415, 'Unsupported form', 'The consent form must be sent as a web form.');
+    }
+    const raw = new URLSearchParams(await c.req.text());
+    const submittedCsrf = raw.get(CSRF_FIELD) ?? undefined;
+    const decision = raw.get('decision');
+    raw.delete(CSRF_FIELD);
+    raw.delete('decision');
+    let target: Awaited<ReturnType<typeof resolveClientAndRedirect>>;
+    try {
+      target = await resolveClientAndRedirect(ctx, raw);
+    } catch (err) {
+      if (err instanceof AuthorizePageError) return errorPage(c, err.status, err.title, err.message);
+      throw err;
+    }
+    const session = await currentSession(ctx, c);
+    if (!session) {
+      return errorPage(
+        c,
+        401,
+        'Signed out',
+        'Your session has ended. Start again from the app you came from.',
+      );
+    }
+    // The decision must come from our own consent page in this browser session.
+    if (!verifyCsrf(ctx, c, submittedCsrf, session)) {
+      return errorPage(c, 403, 'Form expired', 'This consent form has expired. Start again from the app.');
+    }
+    const state = raw.getAll('state').length === 1 ? raw.get('state') : null;
+    try {
+      const req = await validateAuthorizeParams(ctx, target.client, target.redirectUri, raw);
+      if (decision === 'deny') {
+        throw new AuthorizeRedirectError('access_denied', 'The user denied the request.');
+      }
+      if (decision !== 'allow') {
+        return errorPage(c, 400, 'Invalid request', 'Choose Allow or Deny.');
+      }
+      const schools = await eligibleSchools(ctx, session.userId, req.client, req.audience);
+      if (schools.length === 0) throw new AuthorizeRedirectError('access_denied', noSchoolMessage(req));
+      const school = req.orgId
+        ? schools.find((s) => s.id === req.orgId)
+        : schools.length === 1
+          ? schools[0]
+          : undefined;
+      if (!school) {
+        throw new AuthorizeRedirectError(
+          'access_denied',
+          'The chosen school is not one this user can authorize for.',
+        );
+      }
+      const code = await approve(ctx, req, session, school);
+      return redirectToClient(c, ctx, req.redirectUri, { code, state: req.state }, 303);
+    } catch (err) {
+      if (err instanceof AuthorizeRedirectError) {
+        return redirectToClient(
+          c,
+          ctx,
+          target.redirectUri,
+          { error: err.error, error_description: err.description, state },
+          303,
+        );
+      }
+      throw err;
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,25 @@
+import { Hono } from 'hono';
+import type { AppContext, AppEnv } from '../http/context.ts';
+import { createLoginApp } from '../web/login.ts';
+import { createAuthorizeApp } from './authorize.ts';
+import { createIntrospectApp } from './introspect.ts';
+import { createRevokeApp } from './revoke.ts';
+import { createThrottle, type Throttle } from './throttle.ts';
+import { createTokenApp } from './token.ts';
+import { createUserInfoApp } from './userinfo.ts';
+
+/**
+ * The authorization flow: sign-in pages, /oauth/authorize with consent, the token, UserInfo,
+ * revocation and introspection endpoints. Mounted by one line in app.ts.
+ */
+export function createOAuthFlowApp(ctx: AppContext, options: { throttle?: Throttle } = {}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const throttle = options.throttle ?? createThrottle(ctx.config.redisUrl);
+  app.route('/', createLoginApp(ctx, throttle));
+  app.route('/', createAuthorizeApp(ctx));
+  app.route('/', createTokenApp(ctx));
+  app.route('/', createUserInfoApp(ctx) as unknown as Hono<AppEnv>);
+  app.route('/', createRevokeApp(ctx));
+  app.route('/', createIntrospectApp(ctx));
+  return app;
+}

@@ -1,0 +1,118 @@
+import { newId } from '../crypto/ids.ts';
+import type { Db, Tx } from '../store/database.ts';
+import { isoNow } from '../store/time.ts';
+import type { Audience } from './scopes.ts';
+import { formatScopes, parseScopes } from './scopes.ts';
+import type { OAuthGrantsTable } from './tables.ts';
+
+/**
+ * A grant is one approved authorization: a user let a client act for them at one school with
+ * some scopes. Its code, access tokens and refresh tokens all hang off it, so revoking it ends
+ * every one of them.
+ */
+export interface Grant {
+  readonly id: string;
+  readonly clientId: string;
+  readonly userId: string;
+  readonly schoolId: string;
+  readonly audience: Audience;
+  readonly scopes: string[];
+  readonly resource: string;
+  readonly authTime: string;
+  readonly revokedAt: string | null;
+}
+
+/** Consent is remembered for as long as a refresh token could live. */
+export const GRANT_REMEMBER_SECONDS = 30 * 24 * 3600;
+
+function toGrant(row: OAuthGrantsTable): Grant {
+  return {
+    id: row.id,
+    clientId: row.client_id,
+    userId: row.user_id,
+    schoolId: row.school_id,
+    audience: row.audience,
+    scopes: parseScopes(row.scopes),
+    resource: row.resource,
+    authTime: row.auth_time,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** Records an approved authorization. */
+export async function createGrant(db: Db | Tx, input: Omit<Grant, 'id' | 'revokedAt'>): Promise<Grant> {
+  const grant: Grant = { ...input, id: newId('grt'), revokedAt: null };
+  await db
+    .insertInto('oauth_grants')
+    .values({
+      id: grant.id,
+      client_id: grant.clientId,
+      user_id: grant.userId,
+      school_id: grant.schoolId,
+      audience: grant.audience,
+      scopes: formatScopes(grant.scopes),
+      resource: grant.resource,
+      auth_time: grant.authTime,
+      created_at: isoNow(),
+      last_used_at: null,
+      revoked_at: null,
+    })
+    .execute();
+  return grant;
+}
+
+/** A grant by id (revoked or not), or undefined. */
+export async function findGrant(db: Db | Tx, id: string): Promise<Grant | undefined> {
+  const row = await db.selectFrom('oauth_grants').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toGrant(row) : undefined;
+}
+
+/**
+ * An unrevoked, recently used grant of this client, user and school covering every requested
+ * scope for the same resource: consent already given, so the consent page may be skipped.
+ */
+export async function findRememberedGrant(
+  db: Db | Tx,
+  query: { clientId: string; userId: string; schoolId: string; scopes: readonly string[]; resource: string },
+): Promise<Grant | undefined> {
+  const since = isoNow(Date.now() - GRANT_REMEMBER_SECONDS * 1000);
+  const rows = await db
+    .selectFrom('oauth_grants')
+    .selectAll()
+    .where('client_id', '=', query.clientId)
+    .where('user_id', '=', query.userId)
+    .where('school_id', '=', query.schoolId)
+    .where('resource', '=', query.resource)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('created_at', '>=', since), eb('last_used_at', '>=', since)]))
+    .orderBy('created_at', 'desc')
+    .limit(20)
+    .execute();
+  const want = query.scopes;
+  return rows.map(toGrant).find((g) => want.every((s) => g.scopes.includes(s)));
+}
+
+/** Marks a grant as used now (shown to users as "last used"). */
+export async function touchGrant(db: Db | Tx, id: string): Promise<void> {
+  await db.updateTable('oauth_grants').set({ last_used_at: isoNow() }).where('id', '=', id).execute();
+}
+
+/**
+ * Revokes a grant and every token issued from it, at once (RFC 7009 §2.1: revoking a refresh
+ * token should revoke the access tokens of the same grant). Idempotent.
+ */
+export async function revokeGrant(db: Db | Tx, grantId: string): Promise<void> {
+  const now = isoNow();
+  await db
+    .updateTable('oauth_grants')
+    .set({ revoked_at: now })
+    .where('id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await db
+    .updateTable('oauth_tokens')
+    .set({ revoked_at: now })
+    .where('grant_id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}

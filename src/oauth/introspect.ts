@@ -1,0 +1,50 @@
+import { Hono } from 'hono';
+import { findMembership } from '../domain/memberships.ts';
+import { OAuthError } from '../errors/oauth-error.ts';
+import type { AppContext, AppEnv } from '../http/context.ts';
+import { authenticateClient } from './client-auth.ts';
+import { readOAuthForm } from './form-body.ts';
+import { formatScopes } from './scopes.ts';
+import { findToken, isTokenActive } from './tokens.ts';
+
+const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+/**
+ * POST /api/oauth/introspect (RFC 7662). The caller authenticates as a client and learns only
+ * about its own tokens; anything else, or any inactive token, is just `{"active": false}` (§2.2).
+ * `aud` is the resource the token is bound to (RFC 8707, spec §2.3).
+ */
+export function createIntrospectApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post('/api/oauth/introspect', async (c) => {
+    const params = await readOAuthForm(c);
+    const client = await authenticateClient(ctx, params, c.req.header('authorization'));
+    const token = params.get('token');
+    if (!token) throw new OAuthError('invalid_request', 'token is required.');
+    const headers = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+    const stored = await findToken(ctx.db, token);
+    const membership = stored ? await findMembership(ctx.db, stored.schoolId, stored.userId) : undefined;
+    if (!stored || stored.clientId !== client.id || !isTokenActive(stored) || !membership?.roles.length) {
+      return c.json({ active: false }, 200, headers);
+    }
+    return c.json(
+      {
+        active: true,
+        scope: formatScopes(stored.scopes),
+        client_id: stored.clientId,
+        sub: stored.userId,
+        aud: stored.resource,
+        iss: ctx.config.baseUrl,
+        org_id: stored.schoolId,
+        exp: seconds(stored.expiresAt),
+        iat: seconds(stored.createdAt),
+        // §2.2 token_type: "Bearer" for access tokens; refresh tokens are no bearer credential
+        // at a resource, so they say what they are.
+        token_type: stored.kind === 'access' ? 'Bearer' : 'refresh_token',
+      },
+      200,
+      headers,
+    );
+  });
+  return app;
+}

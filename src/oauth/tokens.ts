@@ -1,0 +1,147 @@
+import { randomToken, sha256 } from '../crypto/tokens.ts';
+import type { Db, Tx } from '../store/database.ts';
+import { isoIn, isoNow } from '../store/time.ts';
+import type { Grant } from './grants.ts';
+import { formatScopes, parseScopes } from './scopes.ts';
+
+/** product.md §5: access tokens live 1 hour, refresh tokens 30 days (rotated on every use). */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 24 * 3600;
+
+export type TokenKind = 'access' | 'refresh';
+
+/** The pair handed to a client (the values exist only here; the store keeps hashes). */
+export interface IssuedTokens {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  readonly expiresIn: number;
+  /** Scopes of the access token. */
+  readonly scopes: string[];
+}
+
+/** A stored token with the state of its grant. */
+export interface StoredToken {
+  readonly tokenHash: string;
+  readonly kind: TokenKind;
+  readonly grantId: string;
+  readonly clientId: string;
+  readonly userId: string;
+  readonly schoolId: string;
+  readonly scopes: string[];
+  readonly resource: string;
+  readonly expiresAt: string;
+  readonly createdAt: string;
+  readonly revokedAt: string | null;
+  readonly rotatedAt: string | null;
+  readonly grantRevokedAt: string | null;
+}
+
+/**
+ * Issues an access token (256 random bits, RFC 6750 opaque, bound to the grant's resource per
+ * RFC 8707) and a refresh token. The refresh token keeps the grant's full scopes so a narrowed
+ * refresh can later widen back to what was granted (RFC 6749 §6).
+ */
+export async function issueTokens(
+  tx: Db | Tx,
+  grant: Grant,
+  accessScopes: readonly string[],
+  refreshScopes: readonly string[] = grant.scopes,
+): Promise<IssuedTokens> {
+  const accessToken = randomToken(32);
+  const refreshToken = randomToken(32);
+  const now = Date.now();
+  const common = {
+    grant_id: grant.id,
+    client_id: grant.clientId,
+    user_id: grant.userId,
+    school_id: grant.schoolId,
+    resource: grant.resource,
+    created_at: isoNow(now),
+    revoked_at: null,
+    rotated_at: null,
+  };
+  await tx
+    .insertInto('oauth_tokens')
+    .values([
+      {
+        ...common,
+        token_hash: sha256(accessToken),
+        kind: 'access',
+        scopes: formatScopes(accessScopes),
+        expires_at: isoIn(ACCESS_TOKEN_LIFETIME_SECONDS, now),
+      },
+      {
+        ...common,
+        token_hash: sha256(refreshToken),
+        kind: 'refresh',
+        scopes: formatScopes(refreshScopes),
+        expires_at: isoIn(REFRESH_TOKEN_LIFETIME_SECONDS, now),
+      },
+    ])
+    .execute();
+  return { accessToken, refreshToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scopes: [...accessScopes] };
+}
+
+/** A token by its value (any state), with its grant's revocation, or undefined. */
+export async function findToken(db: Db | Tx, token: string): Promise<StoredToken | undefined> {
+  if (!token || token.length > 512) return undefined;
+  const row = await db
+    .selectFrom('oauth_tokens')
+    .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
+    .selectAll('oauth_tokens')
+    .select('oauth_grants.revoked_at as grant_revoked_at')
+    .where('oauth_tokens.token_hash', '=', sha256(token))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    tokenHash: row.token_hash,
+    kind: row.kind,
+    grantId: row.grant_id,
+    clientId: row.client_id,
+    userId: row.user_id,
+    schoolId: row.school_id,
+    scopes: parseScopes(row.scopes),
+    resource: row.resource,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    rotatedAt: row.rotated_at,
+    grantRevokedAt: row.grant_revoked_at,
+  };
+}
+
+/** True while a token is usable: unexpired, unrevoked, grant unrevoked, not rotated out. */
+export function isTokenActive(token: StoredToken, now: number = Date.now()): boolean {
+  return (
+    token.revokedAt === null &&
+    token.grantRevokedAt === null &&
+    token.rotatedAt === null &&
+    Date.parse(token.expiresAt) > now
+  );
+}
+
+/**
+ * Rotates a refresh token out if it still is the live one. The conditional UPDATE decides among
+ * concurrent refreshes: exactly one caller sees `true`.
+ */
+export async function markRefreshRotated(tx: Tx, tokenHash: string): Promise<boolean> {
+  const result = await tx
+    .updateTable('oauth_tokens')
+    .set({ rotated_at: isoNow() })
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', 'refresh')
+    .where('rotated_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Revokes one token (an access token: effective on its next use, on every instance). */
+export async function revokeToken(db: Db | Tx, tokenHash: string): Promise<void> {
+  await db
+    .updateTable('oauth_tokens')
+    .set({ revoked_at: isoNow() })
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .execute();
+}

@@ -1,0 +1,22 @@
+import { Hono } from 'hono';
+import type { AppContext } from '../http/context.ts';
+import { type ProtectedEnv, requireBearer } from '../resource/middleware.ts';
+import { identityClaims } from './claims.ts';
+
+/**
+ * GET and POST /api/oauth/userinfo (OIDC Core §5.3): the bearer token only in the Authorization
+ * header (RFC 6750 §2.1; query and body tokens are not read), `openid` required, claims gated
+ * by scope exactly as in the id_token.
+ */
+export function createUserInfoApp(ctx: AppContext): Hono<ProtectedEnv> {
+  const app = new Hono<ProtectedEnv>();
+  const guard = requireBearer(ctx, { challengeScopes: ['openid'], scope: 'openid' });
+  const handler = async (c: import('hono').Context<ProtectedEnv>) => {
+    const p = c.get('principal');
+    const claims = await identityClaims(ctx, p.userId, p.schoolId, p.scopes);
+    return c.json(claims, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  };
+  app.get('/api/oauth/userinfo', guard, handler);
+  app.post('/api/oauth/userinfo', guard, handler);
+  return app;
+}

@@ -1,0 +1,90 @@
+import type { Context } from 'hono';
+import { html } from 'hono/html';
+import type { AuthorizationRequest, EligibleSchool } from '../oauth/authorize-request.ts';
+import { AUTHORIZE_PARAMS } from '../oauth/authorize-request.ts';
+import { describeScope } from '../oauth/scopes.ts';
+import { CSRF_FIELD } from '../oauth/sessions.ts';
+import { sendPage } from './layout.ts';
+
+/** Where a redirect URI points, as a person can read it: its host, or scheme for app links. */
+export function redirectTarget(uri: string): { label: string; source: string } {
+  try {
+    const url = new URL(uri);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return { label: url.host, source: url.origin };
+    return { label: `${url.protocol}//${url.host}`, source: url.protocol };
+  } catch {
+    return { label: uri, source: "'none'" };
+  }
+}
+
+function kindLabel(req: AuthorizationRequest, schoolName: string | undefined): string {
+  switch (req.client.kind) {
+    case 'vendor':
+      return 'Known integration';
+    case 'loopback':
+      return 'App on your own computer';
+    case 'cimd':
+      return req.client.reviewed ? 'Web app (reviewed)' : 'Web app, not reviewed by Lectern';
+    case 'member':
+      return schoolName ? `App of ${schoolName}` : 'School app';
+  }
+}
+
+function warning(req: AuthorizationRequest) {
+  if (req.client.kind === 'loopback') {
+    return html`<div class="notice warning" role="note"><p><strong>Check that you started this app yourself.</strong>
+It runs on your own computer and named itself; Lectern cannot confirm who made it.</p></div>`;
+  }
+  if (req.client.kind === 'cimd' && !req.client.reviewed) {
+    return html`<div class="notice warning" role="note"><p><strong>Lectern has not reviewed this app.</strong>
+It identifies itself by <code>${req.client.id}</code>. Until it is reviewed it may only read.</p></div>`;
+  }
+  return '';
+}
+
+/** Options for the consent page. */
+export interface ConsentPageInput {
+  readonly request: AuthorizationRequest;
+  readonly schools: readonly EligibleSchool[];
+  readonly csrfToken: string;
+  readonly userEmail: string;
+}
+
+/**
+ * The consent page (product.md §8): who asks, where you will be sent, what it may do in plain
+ * words, for which school, and allow / deny. The form posts the original request back.
+ */
+export function consentPage(c: Context, input: ConsentPageInput): Promise<Response> {
+  const { request: req, schools } = input;
+  const target = redirectTarget(req.redirectUri);
+  const selected = schools.find((s) => s.id === req.orgId) ?? schools[0];
+  const memberSchool = req.client.kind === 'member' ? schools[0]?.name : undefined;
+  const hidden = AUTHORIZE_PARAMS.filter((p) => p !== 'org_id').flatMap((name) =>
+    req.raw.getAll(name).map((value) => html`<input type="hidden" name="${name}" value="${value}">`),
+  );
+  const picker =
+    schools.length > 1
+      ? html`<label for="org_id">School</label>
+<select id="org_id" name="org_id">${schools.map(
+          (s) =>
+            html`<option value="${s.id}"${s.id === selected.id ? html` selected` : ''}>${s.name} (${s.roles.join(', ')})</option>`,
+        )}</select>`
+      : html`<p>School: <strong>${selected.name}</strong></p><input type="hidden" name="org_id" value="${selected.id}">`;
+  const body = html`<h1>Allow ${req.client.name} to use your account?</h1>
+<p class="muted">${kindLabel(req, memberSchool)} · signed in as ${input.userEmail}</p>
+${warning(req)}
+<p>${req.client.name} will be able to:</p>
+<ul class="scopes">${req.scopes.map((s) => html`<li>${describeScope(s)}</li>`)}</ul>
+<form method="post" action="/oauth/authorize">
+<input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
+${hidden}
+${picker}
+<p class="muted">After you decide you will be sent to <strong>${target.label}</strong>.</p>
+<div class="actions">
+<button class="secondary" type="submit" name="decision" value="deny">Deny</button>
+<button class="primary" type="submit" name="decision" value="allow">Allow</button>
+</div>
+</form>`;
+  // The form's response redirects to the client: form-action must allow that target too.
+  return sendPage(c, 200, `Allow ${req.client.name}?`, body, { formAction: ["'self'", target.source] });
+}

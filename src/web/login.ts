@@ -1,0 +1,151 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { type Context, Hono } from 'hono';
+import { html } from 'hono/html';
+import { verifyPassword } from '../crypto/passwords.ts';
+import { findUserByEmail, normalizeEmail } from '../domain/users.ts';
+import type { AppContext, AppEnv } from '../http/context.ts';
+import { isFormRequest } from '../oauth/form-body.ts';
+import {
+  CSRF_FIELD,
+  csrfToken,
+  currentSession,
+  endSession,
+  startSession,
+  verifyCsrf,
+} from '../oauth/sessions.ts';
+import type { Throttle, ThrottleRule } from '../oauth/throttle.ts';
+import { errorPage } from './error-page.ts';
+import { sendPage } from './layout.ts';
+
+/** Where a signed-in person lands when no return_to was given. */
+export const DEFAULT_LANDING = '/account';
+
+// Failed sign-ins tolerated per account and per client address within 15 minutes.
+export const ACCOUNT_FAILURE_LIMIT = 5;
+export const IP_FAILURE_LIMIT = 50;
+const WINDOW_SECONDS = 15 * 60;
+
+// Backslashes and whitespace/control characters let browsers reinterpret a path as a host.
+function hasUnsafeCharacter(value: string): boolean {
+  for (const ch of value) {
+    const code = ch.charCodeAt(0);
+    if (ch === '\\' || code <= 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * A same-origin relative path to continue to after sign-in, or undefined. Absolute URLs,
+ * protocol-relative `//host` and backslash tricks are refused (open-redirect defence).
+ */
+export function safeReturnTo(value: string | undefined, baseUrl: string): string | undefined {
+  if (!value || value.length > 4096) return undefined;
+  if (!value.startsWith('/') || value.startsWith('//') || hasUnsafeCharacter(value)) return undefined;
+  try {
+    const base = new URL(baseUrl);
+    const url = new URL(value, base);
+    if (url.origin !== base.origin) return undefined;
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The client address: the first X-Forwarded-For hop behind a trusted proxy, else the socket. */
+export function clientAddress(ctx: AppContext, c: Context): string {
+  if (ctx.config.trustProxy) {
+    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+function loginForm(token: string, returnTo: string | undefined, email: string, error?: string) {
+  return html`<h1>Sign in to Lectern</h1>
+${error ? html`<div class="notice error" role="alert" id="login-error"><p>${error}</p></div>` : ''}
+<form method="post" action="/login" novalidate>
+<input type="hidden" name="${CSRF_FIELD}" value="${token}">
+${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : ''}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${email}"${error ? html` aria-describedby="login-error"` : ''}>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<div class="actions"><button class="primary" type="submit">Sign in</button></div>
+</form>`;
+}
+
+/** `/login` (GET form, POST credentials) and `/logout` (POST), product.md §8. */
+export function createLoginApp(ctx: AppContext, throttle: Throttle): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const base = ctx.config.baseUrl;
+
+  const show = (c: Context, status: number, returnTo: string | undefined, email = '', error?: string) =>
+    sendPage(c, status, 'Sign in', loginForm(csrfToken(ctx, c), returnTo, email, error));
+
+  app.get('/login', async (c) => {
+    const returnTo = safeReturnTo(c.req.query('return_to'), base);
+    const session = await currentSession(ctx, c);
+    if (session && returnTo) return c.redirect(returnTo, 303);
+    return show(c, 200, returnTo);
+  });
+
+  app.post('/login', async (c) => {
+    if (!isFormRequest(c)) {
+      return errorPage(c, 415, 'Unsupported form', 'The sign-in form must be sent as a web form.');
+    }
+    const form = new URLSearchParams(await c.req.text());
+    const returnTo = safeReturnTo(form.get('return_to') ?? undefined, base);
+    const email = (form.get('email') ?? '').trim().slice(0, 320);
+    const password = form.get('password') ?? '';
+    if (!verifyCsrf(ctx, c, form.get(CSRF_FIELD) ?? undefined)) {
+      return show(c, 403, returnTo, email, 'This form has expired. Please sign in again.');
+    }
+    if (!email || !password) return show(c, 400, returnTo, email, 'Enter your email and password.');
+
+    const rules: ThrottleRule[] = [
+      {
+        key: `login:account:${normalizeEmail(email)}`,
+        limit: ACCOUNT_FAILURE_LIMIT,
+        windowSeconds: WINDOW_SECONDS,
+      },
+      { key: `login:ip:${clientAddress(ctx, c)}`, limit: IP_FAILURE_LIMIT, windowSeconds: WINDOW_SECONDS },
+    ];
+    const wait = await throttle.retryAfter(rules);
+    if (wait > 0) {
+      return errorPage(
+        c,
+        429,
+        'Too many attempts',
+        `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`,
+        { headers: { 'Retry-After': String(wait) } },
+      );
+    }
+    // Passwords beyond 1 KiB are refused without hashing them (argon2 cost is per byte).
+    const user = password.length <= 1024 ? await findUserByEmail(ctx.db, email) : undefined;
+    const ok = password.length <= 1024 && (await verifyPassword(user?.password_hash, password));
+    if (!user || !ok) {
+      await throttle.recordFailure(rules);
+      // One message whatever failed: no account enumeration.
+      return show(c, 401, returnTo, email, 'Email or password is incorrect.');
+    }
+    await throttle.reset(rules[0].key);
+    await startSession(ctx, c, user.id);
+    return c.redirect(returnTo ?? DEFAULT_LANDING, 303);
+  });
+
+  app.post('/logout', async (c) => {
+    const session = await currentSession(ctx, c);
+    const form = isFormRequest(c) ? new URLSearchParams(await c.req.text()) : new URLSearchParams();
+    if (session && !verifyCsrf(ctx, c, form.get(CSRF_FIELD) ?? undefined, session)) {
+      return errorPage(c, 403, 'Sign-out failed', 'This form has expired. Reload the page and try again.');
+    }
+    await endSession(ctx, c);
+    return c.redirect('/login', 303);
+  });
+
+  return app;
+}
