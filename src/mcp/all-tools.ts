@@ -1,0 +1,7 @@
+import { PUBLIC_TOOLS } from './public-tools.ts';
+import type { AnyMcpTool } from './tool.ts';
+
+/** Every tool the endpoint knows: public, member and operator. */
+export function mcpTools(): AnyMcpTool[] {
+  return [...PUBLIC_TOOLS];
+}

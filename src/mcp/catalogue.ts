@@ -1,0 +1,38 @@
+import { hasScope } from '../oauth/scopes.ts';
+import type { Principal } from '../resource/principal.ts';
+import type { AnyMcpTool } from './tool.ts';
+
+/** Every MCP tool by name, and the subset a caller may list. */
+export interface ToolCatalogue {
+  readonly all: readonly AnyMcpTool[];
+  find(name: string): AnyMcpTool | undefined;
+  /** Public tools for everyone; others when the token holds their scope (`x:write` ⊇ `x:read`). */
+  visibleTo(principal: Principal | null): AnyMcpTool[];
+}
+
+/** Builds the catalogue, refusing duplicate names (a tool name is the call's only key). */
+export function createToolCatalogue(tools: readonly AnyMcpTool[]): ToolCatalogue {
+  const byName = new Map<string, AnyMcpTool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`duplicate MCP tool name ${tool.name}`);
+    byName.set(tool.name, tool);
+  }
+  const publicTools = tools.filter((t) => t.scope === null);
+  const cache = new Map<string, AnyMcpTool[]>();
+  return {
+    all: tools,
+    find: (name) => byName.get(name),
+    visibleTo(principal) {
+      if (!principal) return publicTools;
+      // Few distinct scope sets exist; memoise so a busy token does not refilter every request.
+      const key = [...principal.scopes].sort().join(' ');
+      let list = cache.get(key);
+      if (!list) {
+        list = tools.filter((t) => t.scope === null || hasScope(principal.scopes, t.scope));
+        if (cache.size > 1000) cache.clear();
+        cache.set(key, list);
+      }
+      return list;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { ACCOUNT_CHALLENGE_SCOPES, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
+
+/** The links an agent needs to authenticate, all under BASE_URL. */
+export function authLinks(baseUrl: string) {
+  return {
+    walkthrough: `${baseUrl}/auth.md`,
+    protectedResourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource`,
+    authorizationServerMetadata: `${baseUrl}/.well-known/oauth-authorization-server`,
+    openidConfiguration: `${baseUrl}/.well-known/openid-configuration`,
+    registrationEndpoint: `${baseUrl}/api/oauth/register`,
+    mcpEndpoint: `${baseUrl}/mcp`,
+  };
+}
+
+/** Server `instructions`: what an agent can do here, anonymously and with a token. */
+export function serverInstructions(baseUrl: string): string {
+  const links = authLinks(baseUrl);
+  return [
+    'Lectern hosts online course sites ("schools"), each named by its subdomain (for example "demo").',
+    "Without a token you can search a school's published courses (search_courses), read a course outline (get_course_outline) and list its upcoming public events (list_upcoming_events).",
+    `With an OAuth access token for ${baseUrl} you get more tools: a member token (scope account:read, account:write to change) lists your own courses, progress, orders and event registrations and can record progress or register for events; an operator token (an owner or admin of a school) gets one tool per admin operation its scopes allow.`,
+    `To authenticate use the authorization code flow with PKCE S256: read ${links.protectedResourceMetadata}, then ${links.authorizationServerMetadata}; register a loopback client at ${links.registrationEndpoint} (or use a client ID metadata document); request the scopes named in the WWW-Authenticate challenge; send the token as "Authorization: Bearer <token>". A walkthrough is at ${links.walkthrough}; the tool how_to_authenticate repeats it.`,
+    "A tool call beyond your token's scopes is answered HTTP 403 insufficient_scope naming the scope to add.",
+  ].join('\n');
+}
+
+/** The structured answer of the how_to_authenticate tool. */
+export function authenticationGuide(baseUrl: string) {
+  const links = authLinks(baseUrl);
+  return {
+    ...links,
+    flow: 'OAuth 2.1 authorization code with PKCE (S256); resource indicator (RFC 8707) = BASE_URL',
+    resource: baseUrl,
+    steps: [
+      `GET ${links.protectedResourceMetadata} (RFC 9728) to find the authorization server.`,
+      `GET ${links.authorizationServerMetadata} (RFC 8414) for the authorize, token and registration endpoints and scopes_supported.`,
+      `Get a client_id: POST ${links.registrationEndpoint} with loopback redirect_uris (http://127.0.0.1:<port>/<path>), or use an HTTPS client ID metadata document URL, or a member app client_id given by a school operator.`,
+      `Send the user to the authorization endpoint with response_type=code, client_id, redirect_uri, scope, resource=${baseUrl}, code_challenge (S256) and state; they sign in, pick the school and consent.`,
+      'Exchange the code at the token endpoint with code_verifier and the same resource; refresh with the refresh_token before the access token expires.',
+      'Call this endpoint with "Authorization: Bearer <access_token>". On 403 insufficient_scope, authorize again with the scope it names added.',
+    ],
+    scopes: {
+      operator: [...MCP_CHALLENGE_SCOPES],
+      member: [...ACCOUNT_CHALLENGE_SCOPES, 'account:write'],
+      note: 'Operator scopes (admin tools) and account:* scopes (your own data as a member) belong to different clients; never mix them in one request. Write scopes are added by step-up when a tool needs them.',
+    },
+  };
+}

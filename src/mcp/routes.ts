@@ -1,0 +1,132 @@
+import { type AuthInfo, createMcpHandler, isJsonContentType } from '@modelcontextprotocol/server';
+import { type Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
+import type { AppContext, AppEnv } from '../http/context.ts';
+import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
+import { type BearerRefusal, bearerVerifier, tokenRefusal } from '../resource/middleware.ts';
+import type { Principal } from '../resource/principal.ts';
+import { mcpTools } from './all-tools.ts';
+import { createToolCatalogue } from './catalogue.ts';
+import { gateToolCalls, type JsonRpcId } from './gate.ts';
+import { originRefusal } from './origin.ts';
+import { buildServer } from './server.ts';
+
+const PATH = '/mcp';
+
+/** JSON-RPC error codes used at the HTTP layer (JSON-RPC 2.0 §5.1; -32001.. are server-defined). */
+const PARSE_ERROR = -32700;
+const UNAUTHORIZED = -32001;
+const FORBIDDEN = -32003;
+
+function jsonRpcError(
+  c: Context,
+  status: 400 | 401 | 403,
+  id: JsonRpcId,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Response {
+  return c.json({ jsonrpc: '2.0', id, error: { code, message, ...(data ? { data } : {}) } }, status, {
+    'Cache-Control': 'no-store',
+    ...headers,
+  });
+}
+
+function refuse(c: Context, refusal: BearerRefusal, id: JsonRpcId): Response {
+  return jsonRpcError(
+    c,
+    refusal.status,
+    id,
+    refusal.status === 401 ? UNAUTHORIZED : FORBIDDEN,
+    refusal.description,
+    { error: refusal.error, ...(refusal.scope ? { scope: refusal.scope } : {}) },
+    { 'WWW-Authenticate': refusal.challenge },
+  );
+}
+
+/** The verified token as the SDK carries it; the principal rides in `extra`. */
+function authInfoOf(principal: Principal, baseUrl: string): AuthInfo {
+  return {
+    token: principal.tokenHash,
+    clientId: principal.clientId,
+    scopes: [...principal.scopes],
+    expiresAt: principal.expiresAt,
+    resource: new URL(baseUrl),
+    extra: { principal },
+  };
+}
+
+/**
+ * `/mcp`: MCP Streamable HTTP through the official SDK's per-request handler — the 2026-07-28
+ * revision for clients that negotiate it, and stateless serving of the 2025 revisions (up to
+ * 2025-11-25) for the rest; no sessions, so GET and DELETE answer 405 (docs/decisions.md).
+ * Order: CORS preflight, Origin, bearer token, per-tool scope gate, then the SDK.
+ */
+export function createMcpApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { baseUrl } = ctx.config;
+  const verifier = bearerVerifier(ctx);
+  const catalogue = createToolCatalogue(mcpTools());
+  const handler = createMcpHandler(
+    ({ authInfo }) => {
+      const principal = (authInfo?.extra?.principal as Principal | undefined) ?? null;
+      return buildServer(ctx, principal, catalogue.visibleTo(principal));
+    },
+    {
+      maxRequestBodySize: ctx.config.bodyLimitBytes,
+      onerror: (err) => ctx.logger.debug({ err }, 'mcp request rejected'),
+    },
+  );
+
+  // Browser MCP clients: answered before auth; `*` is safe because no cookies are involved.
+  app.use(
+    PATH,
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+      allowHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Accept',
+        'Mcp-Session-Id',
+        'Mcp-Protocol-Version',
+        'Mcp-Method',
+        'Mcp-Name',
+        'Last-Event-ID',
+      ],
+      exposeHeaders: ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version'],
+      maxAge: 86400,
+    }),
+  );
+
+  app.all(PATH, async (c) => {
+    const badOrigin = originRefusal(c.req.header('origin'), c.req.header('host'), baseUrl);
+    if (badOrigin) return jsonRpcError(c, 403, null, FORBIDDEN, badOrigin);
+
+    // No header is anonymous; any header that fails is not (spec §4.7, product.md §6).
+    const verified = await verifier.verify(c.req.header('authorization'));
+    let principal: Principal | null = null;
+    if (verified.ok) principal = verified.principal;
+    else if (verified.tokenPresented) {
+      return refuse(c, tokenRefusal(baseUrl, verified, MCP_CHALLENGE_SCOPES), null);
+    }
+
+    let parsedBody: unknown;
+    if (c.req.method === 'POST' && isJsonContentType(c.req.header('content-type') ?? '')) {
+      try {
+        parsedBody = JSON.parse(await c.req.text());
+      } catch {
+        return jsonRpcError(c, 400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON.');
+      }
+      const gated = gateToolCalls(parsedBody, principal, baseUrl, catalogue.find);
+      if (gated) return refuse(c, gated.refusal, gated.id);
+    }
+
+    return handler.fetch(c.req.raw, {
+      ...(principal ? { authInfo: authInfoOf(principal, baseUrl) } : {}),
+      ...(parsedBody === undefined ? {} : { parsedBody }),
+    });
+  });
+  return app;
+}

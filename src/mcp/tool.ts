@@ -1,0 +1,64 @@
+import type { z } from 'zod';
+import type { AppContext } from '../http/context.ts';
+import type { Principal } from '../resource/principal.ts';
+
+/** Who may see and call a tool: everyone, or a token holding `scope` (`x:write` implies `x:read`). */
+export type ToolAudience = 'public' | 'member' | 'operator';
+
+/** MCP tool annotations (spec: server/tools "Tool annotations"); hints, never security. */
+export interface ToolHints {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: boolean;
+}
+
+/** What a tool runs with: the app and who is calling (null when anonymous). */
+export interface ToolCall {
+  readonly ctx: AppContext;
+  readonly principal: Principal | null;
+}
+
+/**
+ * One MCP tool, defined once: its name, the scope that lists and admits it, zod schemas for
+ * arguments and structured result, and a handler over `domain/` functions. Errors thrown as
+ * `ProblemError` become MCP tool errors (`isError`); anything else is logged and hidden.
+ */
+export interface McpTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  /** Matches `^[a-z][a-z0-9_]{0,63}$`: valid for every MCP client (SEP-986 tool names). */
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly audience: ToolAudience;
+  /** The one scope a token needs; null for public tools. */
+  readonly scope: string | null;
+  readonly input: I;
+  readonly output: O;
+  readonly annotations: ToolHints;
+  readonly run: (call: ToolCall, input: z.output<I>) => Promise<z.input<O>>;
+  /** One readable sentence about a result, put before the JSON in the text content. */
+  readonly summarize?: (output: z.input<O>) => string;
+}
+
+/** Any tool, as the catalogue holds them. */
+// biome-ignore lint/suspicious/noExplicitAny: the catalogue is heterogeneous by design
+export type AnyMcpTool = McpTool<any, any>;
+
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Declares a tool, checking its name and that public tools have no scope. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: McpTool<I, O>): McpTool<I, O> {
+  if (!TOOL_NAME.test(tool.name)) throw new Error(`MCP tool name ${tool.name} is not ^[a-z][a-z0-9_]{0,63}$`);
+  if ((tool.audience === 'public') !== (tool.scope === null)) {
+    throw new Error(`MCP tool ${tool.name}: public tools have no scope, others exactly one`);
+  }
+  return tool;
+}
+
+/** Read-only hints shared by every lookup tool. */
+export const READ_ONLY: ToolHints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
