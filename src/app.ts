@@ -6,7 +6,7 @@ import { createHealthApp } from './health/routes.ts';
 import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { metricsMiddleware } from './http/metrics.ts';
-import { createMcpApp } from './mcp/routes.ts';
+import { createOAuthMetadataApp } from './oauth/metadata-app.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
 
 const UPLOAD_PREFIXES = ['/api/v1/storage'];
@@ -24,7 +24,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, UPLOAD_PREFIXES));
 
   app.route('/', createHealthApp(ctx));
-  app.route('/', createMcpApp(ctx));
+  app.route('/', createOAuthMetadataApp(ctx));
   app.route('/', createOAuthFlowApp(ctx));
 
   app.notFound((c) => problemResponse(c, problems.notFound(`No route for ${c.req.method} ${c.req.path}.`)));

@@ -1,11 +1,12 @@
 /**
- * The `lectern` command: serve (default), migrate, seed, users create. Reads configuration from
- * the environment once (config.ts) and everything else from its arguments.
+ * The `lectern` command: serve (default), migrate, seed, users create, keys rotate. Reads
+ * configuration from the environment once (config.ts) and everything else from its arguments.
  */
 import { parseArgs } from 'node:util';
 import { createApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { hashPassword } from './crypto/passwords.ts';
+import { rotateSigningKey } from './crypto/signing-keys.ts';
 import { seedDemoData } from './domain/demo-seed.ts';
 import { addRoles } from './domain/memberships.ts';
 import { ROLES, type Role } from './domain/roles.ts';
@@ -22,6 +23,8 @@ commands:
   seed                        add the demo data (idempotent)
   users create --email E --name N [--school SUBDOMAIN --role ROLE]
                               create a user; the password is read from standard input
+  keys rotate                 make a new id_token signing key; the old one stays in the JWKS
+                              until every token it signed has expired; prints the new kid
 `;
 
 async function readStdin(): Promise<string> {
@@ -122,6 +125,15 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'users' && sub === 'create') return usersCreate(config, rest);
+  if (command === 'keys' && sub === 'rotate') {
+    const runtime = await openRuntime(config, { processMetrics: false });
+    try {
+      console.log((await rotateSigningKey(runtime)).kid);
+    } finally {
+      await runtime.close();
+    }
+    return;
+  }
   throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
 }
 
