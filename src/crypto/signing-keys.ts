@@ -21,7 +21,7 @@ export interface SigningKey {
 export const ID_TOKEN_LIFETIME_SECONDS = 600;
 
 /** How long an instance trusts its cached view of the key table before re-reading it. */
-const ACTIVE_TTL_MS = 30_000;
+export const ACTIVE_TTL_MS = 30_000;
 
 /**
  * A retired key stays published for the longest id_token lifetime, plus the time other instances
@@ -31,7 +31,6 @@ export const RETIRED_KEY_GRACE_SECONDS = ID_TOKEN_LIFETIME_SECONDS + ACTIVE_TTL_
 
 interface KeyCache {
   active?: { key: SigningKey; readAt: number };
-  published?: { rows: Pick<SigningKeysTable, 'public_jwk' | 'expires_at'>[]; readAt: number };
   imported: Map<string, Promise<SigningKey>>;
 }
 
@@ -104,41 +103,39 @@ function newestActive(ctx: AppContext) {
     .executeTakeFirst();
 }
 
-/** The active ES256 key (created on first use; private JWK sealed with config.secret; cached briefly). */
-export async function getSigningKey(ctx: AppContext): Promise<SigningKey> {
+/**
+ * The active ES256 key (created on first use; private JWK sealed with config.secret). Re-read from
+ * the table once the cached view is ACTIVE_TTL_MS old, so rotations elsewhere are picked up.
+ */
+export async function getSigningKey(ctx: AppContext, now: number = Date.now()): Promise<SigningKey> {
   const cache = cacheOf(ctx);
-  const now = Date.now();
-  if (cache.active && now - cache.active.readAt < ACTIVE_TTL_MS) return cache.active.key;
+  const age = cache.active ? now - cache.active.readAt : Number.POSITIVE_INFINITY;
+  if (cache.active && age >= 0 && age < ACTIVE_TTL_MS) return cache.active.key;
   let row = await newestActive(ctx);
   if (!row) {
     await insertNewKey(ctx);
     row = await newestActive(ctx);
     if (!row) throw new Error('signing key was not stored');
-    cache.published = undefined;
   }
   const key = await importRow(ctx, row);
   cache.active = { key, readAt: now };
   return key;
 }
 
-/** Public keys still needed to verify live tokens (RFC 7517 JWK Set with kid, use=sig, alg=ES256). */
+/**
+ * Public keys still needed to verify live tokens (RFC 7517 JWK Set with kid, use=sig, alg=ES256).
+ * Read from the table on every call (clients cache the set), so a key rotated in on another
+ * instance is published here at once.
+ */
 export async function publicJwks(ctx: AppContext, now: number = Date.now()): Promise<{ keys: JWK[] }> {
-  const cache = cacheOf(ctx);
-  if (!cache.published || now - cache.published.readAt >= ACTIVE_TTL_MS || now < cache.published.readAt) {
-    const rows = await ctx.db
-      .selectFrom('signing_keys')
-      .select(['public_jwk', 'expires_at'])
-      .orderBy('created_at', 'desc')
-      .orderBy('kid', 'desc')
-      .execute();
-    cache.published = { rows, readAt: now };
-  }
-  const at = isoNow(now);
-  return {
-    keys: cache.published.rows
-      .filter((r) => r.expires_at === null || r.expires_at > at)
-      .map((r) => JSON.parse(r.public_jwk) as JWK),
-  };
+  const rows = await ctx.db
+    .selectFrom('signing_keys')
+    .select('public_jwk')
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', isoNow(now))]))
+    .orderBy('created_at', 'desc')
+    .orderBy('kid', 'desc')
+    .execute();
+  return { keys: rows.map((r) => JSON.parse(r.public_jwk) as JWK) };
 }
 
 /**
@@ -157,13 +154,12 @@ export async function rotateSigningKey(ctx: AppContext, now: number = Date.now()
   await ctx.db.deleteFrom('signing_keys').where('expires_at', '<', isoIn(-86_400, now)).execute();
   const cache = cacheOf(ctx);
   cache.active = undefined;
-  cache.published = undefined;
   const row = await ctx.db
     .selectFrom('signing_keys')
     .selectAll()
     .where('kid', '=', kid)
     .executeTakeFirstOrThrow();
   const key = await importRow(ctx, row);
-  cache.active = { key, readAt: Date.now() };
+  cache.active = { key, readAt: now };
   return key;
 }
