@@ -1,0 +1,27 @@
+import autocannon from 'autocannon';
+
+/** One autocannon run's figures. */
+export interface Figures {
+  readonly requestsPerSecond: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  readonly errors: number;
+}
+
+export const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+/** Runs autocannon against one target and returns req/s and p99 latency. */
+export async function measure(options: autocannon.Options): Promise<Figures> {
+  const result = await autocannon({
+    connections: CONNECTIONS,
+    duration: DURATION_SECONDS,
+    ...options,
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}

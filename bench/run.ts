@@ -1,0 +1,77 @@
+/**
+ * `npm run bench`: load scenarios against Lectern, each as a ratio to a bare Hono hello-world
+ * measured in the same run on the same machine. Not a test: it prints figures and which goals
+ * were met. BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ONLY (comma-separated names) tune it.
+ */
+import { type Figures, measure } from './measure.ts';
+import { scenarios } from './scenarios.ts';
+import { startHello } from './servers.ts';
+
+interface Row {
+  name: string;
+  figures: Figures;
+  goal?: number;
+  note?: string;
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+async function main(): Promise<void> {
+  const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+  const hello = await startHello();
+  let baseline: Figures;
+  try {
+    await measure({ url: `${hello.url}/`, duration: 2 }); // warm-up
+    baseline = await measure({ url: `${hello.url}/` });
+  } finally {
+    await hello.stop();
+  }
+  const rows: Row[] = [{ name: 'baseline: hono hello-world', figures: baseline }];
+  console.log(`baseline: ${baseline.requestsPerSecond.toFixed(0)} req/s, p99 ${baseline.p99Ms} ms`);
+  for (const scenario of scenarios) {
+    if (only && !only.includes(scenario.name)) continue;
+    process.stdout.write(`running ${scenario.name} … `);
+    try {
+      const { figures, note } = await scenario.run();
+      rows.push({ name: scenario.name, figures, goal: scenario.goal, note });
+      console.log(`${figures.requestsPerSecond.toFixed(0)} req/s`);
+    } catch (err) {
+      console.log(`failed: ${(err as Error).message}`);
+      rows.push({
+        name: scenario.name,
+        figures: { requestsPerSecond: 0, p99Ms: 0, non2xx: 0, errors: 1 },
+        goal: scenario.goal,
+        note: `failed: ${(err as Error).message}`,
+      });
+    }
+  }
+  console.log('');
+  console.log(
+    `${pad('scenario', 44)} ${pad('req/s', 9)} ${pad('p99 ms', 8)} ${pad('ratio', 7)} ${pad('goal', 6)} result`,
+  );
+  for (const r of rows) {
+    const ratio = r.figures.requestsPerSecond / baseline.requestsPerSecond;
+    const bad = r.figures.non2xx + r.figures.errors;
+    const verdict =
+      r.goal === undefined
+        ? ''
+        : bad > 0
+          ? `INVALID (${bad} non-2xx/errors)`
+          : ratio >= r.goal
+            ? 'met'
+            : 'MISSED';
+    console.log(
+      `${pad(r.name, 44)} ${pad(r.figures.requestsPerSecond.toFixed(0), 9)} ${pad(String(r.figures.p99Ms), 8)} ${pad(
+        `${(ratio * 100).toFixed(0)}%`,
+        7,
+      )} ${pad(r.goal === undefined ? '' : `${r.goal * 100}%`, 6)} ${verdict}${r.note ? `  ${r.note}` : ''}`,
+    );
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+import { type Figures, measure } from './measure.ts';
+import { startLectern } from './servers.ts';
+
+/** One load scenario: its goal is a fraction of the baseline's req/s. */
+export interface Scenario {
+  readonly name: string;
+  readonly goal?: number;
+  run(): Promise<{ figures: Figures; note?: string }>;
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: 'healthz (no database)',
+    async run() {
+      const server = await startLectern();
+      try {
+        return { figures: await measure({ url: `${server.url}/healthz` }) };
+      } finally {
+        await server.stop();
+      }
+    },
+  },
+];
