@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
+import { createAccountApp } from './account/routes.ts';
 import { createErrorHandler, problemResponse } from './errors/handler.ts';
 import { problems } from './errors/problem-error.ts';
 import { createHealthApp } from './health/routes.ts';
@@ -24,6 +25,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, UPLOAD_PREFIXES));
 
   app.route('/', createHealthApp(ctx));
+  app.route('/', createAccountApp(ctx));
   app.route('/', createOAuthMetadataApp(ctx));
   app.route('/', createOAuthFlowApp(ctx));
 

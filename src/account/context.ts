@@ -1,0 +1,100 @@
+import DataLoader from 'dataloader';
+import type { Section } from '../domain/curriculum.ts';
+import type { LectureProgress } from '../domain/enrollments.ts';
+import {
+  getMember,
+  loadMemberCourses,
+  loadMemberCurricula,
+  loadMemberLectureProgress,
+  loadSchoolEvents,
+  type MemberEvent,
+  type MemberScope,
+} from '../domain/member-account.ts';
+import { findSchoolById, type School } from '../domain/schools.ts';
+import type { CoursesTable } from '../domain/tables.ts';
+import type { User } from '../domain/users.ts';
+import type { Principal } from '../resource/principal.ts';
+import type { Db } from '../store/database.ts';
+
+/**
+ * What every resolver gets: the database, the verified principal and its member scope, and
+ * per-request batch loaders (one SQL statement per kind of object per tick, never one per row).
+ */
+export interface AccountContext {
+  readonly db: Db;
+  readonly principal: Principal;
+  /** The only key any resolver reads through: (school, user) of the access token. */
+  readonly scope: MemberScope;
+  readonly loaders: Loaders;
+}
+
+/** Per-request loaders, created on first use so a query that needs none pays nothing. */
+export interface Loaders {
+  viewer(): Promise<User>;
+  school(): Promise<School>;
+  readonly courses: DataLoader<string, CoursesTable | undefined>;
+  readonly curricula: DataLoader<string, Section[]>;
+  readonly lectureProgress: DataLoader<string, ReadonlyMap<string, LectureProgress>>;
+  readonly events: DataLoader<string, MemberEvent | undefined>;
+  /** Forgets everything loaded: called after each mutation so later fields read fresh rows. */
+  reset(): void;
+}
+
+const EMPTY = new Map<string, LectureProgress>();
+
+/** Builds the context of one request. */
+export function createAccountContext(db: Db, principal: Principal): AccountContext {
+  const scope: MemberScope = { schoolId: principal.schoolId, userId: principal.userId };
+  let viewer: Promise<User> | undefined;
+  let school: Promise<School> | undefined;
+  let courses: Loaders['courses'] | undefined;
+  let curricula: Loaders['curricula'] | undefined;
+  let lectureProgress: Loaders['lectureProgress'] | undefined;
+  let events: Loaders['events'] | undefined;
+  const loaders: Loaders = {
+    viewer: () => {
+      viewer ??= getMember(db, scope);
+      return viewer;
+    },
+    school: () => {
+      school ??= findSchoolById(db, scope.schoolId).then((s) => {
+        if (!s) throw new Error('the school of a valid token is missing');
+        return s;
+      });
+      return school;
+    },
+    get courses() {
+      courses ??= new DataLoader(async (ids) => {
+        const map = await loadMemberCourses(db, scope, ids);
+        return ids.map((id) => map.get(id));
+      });
+      return courses;
+    },
+    get curricula() {
+      curricula ??= new DataLoader(async (ids) => {
+        const map = await loadMemberCurricula(db, scope, ids);
+        return ids.map((id) => map.get(id) ?? []);
+      });
+      return curricula;
+    },
+    get lectureProgress() {
+      lectureProgress ??= new DataLoader(async (ids) => {
+        const map = await loadMemberLectureProgress(db, scope, ids);
+        return ids.map((id) => map.get(id) ?? EMPTY);
+      });
+      return lectureProgress;
+    },
+    get events() {
+      events ??= new DataLoader(async (ids) => {
+        const map = await loadSchoolEvents(db, scope, ids);
+        return ids.map((id) => map.get(id));
+      });
+      return events;
+    },
+    reset() {
+      viewer = school = undefined;
+      courses = curricula = lectureProgress = events = undefined;
+    },
+  };
+  return { db, principal, scope, loaders };
+}

@@ -1,0 +1,167 @@
+import {
+  type DocumentNode,
+  execute,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  type GraphQLFormattedError,
+  getVariableValues,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  specifiedRules,
+  validate,
+} from 'graphql';
+import type { Logger } from 'pino';
+import { hasScope } from '../oauth/scopes.ts';
+import type { Principal } from '../resource/principal.ts';
+import type { Db } from '../store/database.ts';
+import { createAccountContext } from './context.ts';
+import { formatExecutionError, requestError } from './errors.ts';
+import { checkCost, checkDepth, fragmentsOf, LIMITS } from './limits.ts';
+import { accountSchema } from './schema.ts';
+
+/** One GraphQL request, already taken apart from its HTTP envelope. */
+export interface GraphQLParams {
+  readonly query: string;
+  readonly variables?: Record<string, unknown> | null;
+  readonly operationName?: string | null;
+}
+
+/** What the HTTP layer sends back. `needsScope` asks it for a 403 step-up challenge. */
+export type Outcome =
+  | { readonly outcome: 'result'; readonly status: 200 | 400 | 405; readonly body: ResultBody }
+  | { readonly outcome: 'insufficient_scope'; readonly scope: string; readonly message: string };
+
+export interface ResultBody {
+  data?: unknown;
+  errors?: GraphQLFormattedError[];
+}
+
+/** A parsed, validated and depth-checked document, cached by its exact query text. */
+interface Prepared {
+  readonly document: DocumentNode;
+  readonly operations: readonly OperationDefinitionNode[];
+  readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  /** Depth errors per operation (static, so computed once). */
+  readonly depthErrors: ReadonlyMap<OperationDefinitionNode, GraphQLFormattedError[]>;
+}
+
+const CACHE_SIZE = 500;
+const cache = new Map<string, Prepared>();
+
+function remember(query: string, prepared: Prepared): void {
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(query, prepared);
+}
+
+const fail = (status: 400 | 405, errors: GraphQLFormattedError[]): Outcome => ({
+  outcome: 'result',
+  status,
+  body: { errors },
+});
+
+function located(e: GraphQLError): Pick<GraphQLFormattedError, 'message' | 'locations'> {
+  return e.locations ? { message: e.message, locations: e.locations } : { message: e.message };
+}
+
+/** Parses and validates (graphql-js's specified rules), then checks depth; cached when valid. */
+function prepare(query: string): Prepared | Outcome {
+  const hit = cache.get(query);
+  if (hit) return hit;
+  if (Buffer.byteLength(query, 'utf8') > LIMITS.maxQueryBytes) {
+    return fail(400, [
+      requestError(`The query exceeds ${LIMITS.maxQueryBytes} bytes.`, 'QUERY_TOO_LARGE', {
+        limit: LIMITS.maxQueryBytes,
+      }),
+    ]);
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: LIMITS.maxTokens });
+  } catch (err) {
+    const e = err as GraphQLError;
+    return fail(400, [{ ...located(e), extensions: { code: 'GRAPHQL_PARSE_FAILED' } }]);
+  }
+  const invalid = validate(accountSchema, document, specifiedRules);
+  if (invalid.length > 0) {
+    return fail(
+      400,
+      invalid.map((e) => ({ ...located(e), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })),
+    );
+  }
+  const fragments = fragmentsOf(document.definitions);
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const depthErrors = new Map(operations.map((op) => [op, checkDepth(op, fragments)] as const));
+  const prepared: Prepared = { document, operations, fragments, depthErrors };
+  remember(query, prepared);
+  return prepared;
+}
+
+function pickOperation(
+  prepared: Prepared,
+  name: string | null | undefined,
+): OperationDefinitionNode | Outcome {
+  const ops = prepared.operations;
+  const op = name ? ops.find((o) => o.name?.value === name) : ops.length === 1 ? ops[0] : undefined;
+  if (op) return op;
+  const message = name
+    ? `The document has no operation named "${name}".`
+    : 'The document has several operations: say which one with "operationName".';
+  return fail(400, [requestError(message, 'OPERATION_NOT_FOUND')]);
+}
+
+/**
+ * Runs one GraphQL request for a verified principal: cached parse + validation, operation
+ * choice, method and scope rules, variable coercion, cost and `first` checks, then execution
+ * on the prebuilt schema with fresh per-request loaders.
+ */
+export async function runGraphQL(
+  params: GraphQLParams,
+  env: { db: Db; principal: Principal; logger: Logger; requestId?: string; method: 'GET' | 'POST' },
+): Promise<Outcome> {
+  const prepared = prepare(params.query);
+  if ('outcome' in prepared) return prepared;
+  const op = pickOperation(prepared, params.operationName);
+  if ('outcome' in op) return op;
+  const depth = prepared.depthErrors.get(op) ?? [];
+  if (depth.length > 0) return fail(400, depth);
+  if (op.operation === 'subscription') {
+    return fail(400, [requestError('Subscriptions are not supported.', 'BAD_REQUEST')]);
+  }
+  if (op.operation === 'mutation') {
+    // GraphQL-over-HTTP §GET: mutations only over POST, so a link or prefetch cannot write.
+    if (env.method === 'GET') {
+      return fail(405, [requestError('Mutations must be sent with POST.', 'METHOD_NOT_ALLOWED')]);
+    }
+    if (!hasScope(env.principal.scopes, 'account:write')) {
+      return {
+        outcome: 'insufficient_scope',
+        scope: 'account:write',
+        message: 'Mutations need the "account:write" scope.',
+      };
+    }
+  }
+  const coerced = getVariableValues(accountSchema, op.variableDefinitions ?? [], params.variables ?? {});
+  if (coerced.errors) {
+    return fail(
+      400,
+      coerced.errors.map((e) => ({ ...located(e), extensions: { code: 'BAD_USER_INPUT' } })),
+    );
+  }
+  const cost = checkCost(accountSchema, op, prepared.fragments, coerced.coerced);
+  if (cost.length > 0) return fail(400, cost);
+  const result = await execute({
+    schema: accountSchema,
+    document: prepared.document,
+    operationName: op.name?.value,
+    variableValues: params.variables ?? {},
+    contextValue: createAccountContext(env.db, env.principal),
+  });
+  const body: ResultBody = { data: result.data };
+  if (result.errors) {
+    body.errors = result.errors.map((e) => formatExecutionError(e, env.logger, env.requestId));
+  }
+  return { outcome: 'result', status: 200, body };
+}

@@ -1,0 +1,45 @@
+import type { EventRegistration } from '../domain/event-registrations.ts';
+import type { MemberEvent, MemberSubscription } from '../domain/member-account.ts';
+import type { Order, OrderItem } from '../domain/orders.ts';
+import type { AccountContext } from './context.ts';
+
+const money = (amount: number, currency: string) => ({ amount, currency });
+const upper = (value: string) => value.toUpperCase();
+
+type ItemNode = OrderItem & { readonly currency: string };
+type PlanNode = MemberSubscription['plan'];
+
+/** Resolvers of orders, event registrations and subscriptions. */
+export const commerceResolvers = {
+  Order: {
+    status: (o: Order) => upper(o.status),
+    subtotal: (o: Order) => money(o.subtotalAmount, o.currency),
+    discount: (o: Order) => money(o.discountAmount, o.currency),
+    total: (o: Order) => money(o.totalAmount, o.currency),
+    refunded: (o: Order) => money(o.refundedAmount, o.currency),
+    items: (o: Order): ItemNode[] => o.items.map((item) => ({ ...item, currency: o.currency })),
+  },
+  OrderItem: {
+    productType: (i: ItemNode) => upper(i.productType),
+    unitPrice: (i: ItemNode) => money(i.unitAmount, i.currency),
+    total: (i: ItemNode) => money(i.totalAmount, i.currency),
+  },
+  EventRegistration: {
+    status: (r: EventRegistration) => upper(r.status),
+    event: async (r: EventRegistration, _: unknown, ctx: AccountContext): Promise<MemberEvent> => {
+      const event = await ctx.loaders.events.load(r.eventId);
+      if (!event) throw new Error(`event ${r.eventId} of registration ${r.id} is missing`);
+      return event;
+    },
+  },
+  Event: {
+    status: (e: MemberEvent) => upper(e.status),
+  },
+  MembershipSubscription: {
+    status: (s: MemberSubscription) => upper(s.status),
+  },
+  MembershipPlan: {
+    interval: (p: PlanNode) => upper(p.interval),
+    price: (p: PlanNode) => money(p.priceAmount, p.currency),
+  },
+};

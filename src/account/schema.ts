@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import {
+  buildSchema,
+  GraphQLError,
+  type GraphQLFieldResolver,
+  GraphQLScalarType,
+  type GraphQLSchema,
+  isObjectType,
+  Kind,
+  type ValueNode,
+} from 'graphql';
+import { toIsoTimestamp } from '../domain/checks.ts';
+import { connectionResolvers } from './connection.ts';
+import { commerceResolvers } from './resolvers-commerce.ts';
+import { courseResolvers } from './resolvers-courses.ts';
+import { mutationResolvers } from './resolvers-mutations.ts';
+import { viewerResolvers } from './resolvers-viewer.ts';
+
+/** The Account API's SDL, as published at /account/graphql/schema.graphql. */
+export const ACCOUNT_SDL = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
+
+function badDateTime(): GraphQLError {
+  return new GraphQLError('DateTime must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z.', {
+    extensions: { code: 'BAD_USER_INPUT' },
+  });
+}
+
+/** ISO 8601 UTC text, as stored; inputs are normalised to the same form. */
+const DateTime = new GraphQLScalarType({
+  name: 'DateTime',
+  serialize(value) {
+    if (value instanceof Date) return value.toISOString();
+    if (typeof value === 'string') return toIsoTimestamp(value) ?? value;
+    throw new TypeError('DateTime cannot represent a non-date value');
+  },
+  parseValue(value) {
+    const iso = typeof value === 'string' ? toIsoTimestamp(value) : undefined;
+    if (!iso) throw badDateTime();
+    return iso;
+  },
+  parseLiteral(node: ValueNode) {
+    const iso = node.kind === Kind.STRING ? toIsoTimestamp(node.value) : undefined;
+    if (!iso) throw badDateTime();
+    return iso;
+  },
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: resolver maps are checked against the schema below.
+type ResolverMap = Record<string, Record<string, GraphQLFieldResolver<any, any, any>>>;
+
+const CONNECTIONS = [
+  'EnrolledCourseConnection',
+  'OrderConnection',
+  'EventRegistrationConnection',
+  'MembershipSubscriptionConnection',
+];
+
+/** Builds the executable schema once; a resolver naming an unknown field stops start-up. */
+function buildAccountSchema(): GraphQLSchema {
+  const schema = buildSchema(ACCOUNT_SDL);
+  const maps: ResolverMap[] = [viewerResolvers, courseResolvers, commerceResolvers, mutationResolvers];
+  maps.push(Object.fromEntries(CONNECTIONS.map((name) => [name, connectionResolvers])));
+  for (const map of maps) {
+    for (const [typeName, fields] of Object.entries(map)) {
+      const type = schema.getType(typeName);
+      if (!isObjectType(type)) throw new Error(`resolver for unknown type ${typeName}`);
+      const defs = type.getFields();
+      for (const [fieldName, resolve] of Object.entries(fields)) {
+        if (!defs[fieldName]) throw new Error(`resolver for unknown field ${typeName}.${fieldName}`);
+        defs[fieldName].resolve = resolve;
+      }
+    }
+  }
+  const scalar = schema.getType('DateTime') as GraphQLScalarType;
+  Object.assign(scalar, {
+    serialize: DateTime.serialize,
+    parseValue: DateTime.parseValue,
+    parseLiteral: DateTime.parseLiteral,
+  });
+  return schema;
+}
+
+/** The one executable Account schema of the process (built at import, never per request). */
+export const accountSchema: GraphQLSchema = buildAccountSchema();
