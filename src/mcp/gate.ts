@@ -48,7 +48,8 @@ export function gateToolCalls(
     if (!tool?.scope) continue;
     if (!principal) {
       // An unauthenticated call outranks a scope refusal in the same batch: the token comes first.
-      const description = `The tool "${tool.name}" needs an access token with the "${tool.scope}" scope.`;
+      // RFC 6750 §3: error_description excludes '"' and '\\', so names are not quoted.
+      const description = `The tool ${tool.name} needs an access token with the ${tool.scope} scope.`;
       return {
         id: idOf(m),
         refusal: tokenRefusal(
@@ -61,11 +62,7 @@ export function gateToolCalls(
     if (!forbidden && !hasScope(principal.scopes, tool.scope)) {
       forbidden = {
         id: idOf(m),
-        refusal: scopeRefusal(
-          baseUrl,
-          tool.scope,
-          `The tool "${tool.name}" needs the "${tool.scope}" scope.`,
-        ),
+        refusal: scopeRefusal(baseUrl, tool.scope, `The tool ${tool.name} needs the ${tool.scope} scope.`),
       };
     }
   }
