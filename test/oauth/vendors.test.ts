@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createApp } from '../../src/app.ts';
+import { ConfigError } from '../../src/config.ts';
+import type { AppContext } from '../../src/http/context.ts';
+import { findClient, redirectUriMatches } from '../../src/oauth/clients.ts';
+import { ensureVendorClients } from '../../src/oauth/vendors.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+
+const BUILT_IN = ['bolt', 'chatgpt', 'claude', 'cursor', 'lovable', 'replit', 'vscode', 'windsurf'];
+
+describe('vendor integrations (product.md §3)', () => {
+  let dir: string;
+  let t: TestApp;
+  const file = (name: string, body: unknown) => {
+    const path = join(dir, name);
+    writeFileSync(path, typeof body === 'string' ? body : JSON.stringify(body));
+    return path;
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lectern-vendors-'));
+    t = await createTestApp({
+      VENDORS_FILE: file('vendors.json', {
+        vendors: [
+          {
+            client_id: 'acme',
+            client_name: 'Acme Agent',
+            names: ['acme'],
+            redirect_uris: ['https://agent.acme.example/oauth/callback'],
+          },
+          {
+            client_id: 'lovable',
+            client_name: 'Lovable',
+            redirect_uris: ['https://lovable.dev/corrected/callback'],
+          },
+        ],
+      }),
+    });
+  });
+  after(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stores every built-in vendor as a public kind-vendor client with a fixed client_id', async () => {
+    await ensureVendorClients(t.runtime);
+    const rows = await t.runtime.db
+      .selectFrom('oauth_clients')
+      .select(['id', 'kind', 'token_endpoint_auth_method'])
+      .where('kind', '=', 'vendor')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      ['acme', ...BUILT_IN].sort(),
+    );
+    assert.ok(rows.every((r) => r.token_endpoint_auth_method === 'none'));
+    const claude = await findClient(t.runtime, 'claude');
+    assert.deepEqual(claude?.redirectUris, [
+      'https://claude.ai/api/mcp/auth_callback',
+      'https://claude.com/api/mcp/auth_callback',
+    ]);
+    const chatgpt = await findClient(t.runtime, 'chatgpt');
+    assert.ok(chatgpt);
+    assert.equal(redirectUriMatches(chatgpt, 'https://chatgpt.com/connector_platform_oauth_redirect'), true);
+    assert.equal(redirectUriMatches(chatgpt, 'https://chatgpt.com/connector/oauth/abc123'), true);
+    const vscode = await findClient(t.runtime, 'vscode');
+    assert.ok(vscode);
+    assert.equal(redirectUriMatches(vscode, 'http://127.0.0.1:33418/'), true);
+    assert.equal(redirectUriMatches(vscode, 'https://vscode.dev/redirect'), true);
+  });
+
+  it('VENDORS_FILE adds vendors and corrects built-in ones; registration finds them by name', async () => {
+    const lovable = await findClient(t.runtime, 'lovable');
+    assert.deepEqual(lovable?.redirectUris, ['https://lovable.dev/corrected/callback']);
+    const res = await t.request('/api/oauth/register', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'ACME',
+        redirect_uris: ['https://agent.acme.example/oauth/callback'],
+      }),
+    });
+    assert.equal(res.status, 201);
+    assert.equal((await res.json()).client_id, 'acme');
+  });
+
+  it('a later start with a changed list updates the stored vendor rows, and never takes over other clients', async () => {
+    const now = new Date().toISOString();
+    await t.runtime.db
+      .insertInto('oauth_clients')
+      .values({
+        id: 'taken',
+        kind: 'loopback',
+        name: 'Someone',
+        school_id: null,
+        token_endpoint_auth_method: 'none',
+        secret_hash: null,
+        redirect_uris: '["http://127.0.0.1/cb"]',
+        allowed_scopes: null,
+        application_type: 'native',
+        metadata: '{}',
+        reviewed: 0,
+        metadata_fetched_at: null,
+        metadata_expires_at: null,
+        created_by_user_id: null,
+        secret_rotated_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const db = openDatabase(t.database.options);
+    try {
+      const vendorsFile = file('v2.json', {
+        vendors: [
+          {
+            client_id: 'acme',
+            client_name: 'Acme Agent',
+            redirect_uris: ['https://agent.acme.example/v2/callback'],
+          },
+          { client_id: 'taken', client_name: 'Taken', redirect_uris: ['https://taken.example/cb'] },
+        ],
+      });
+      const next: AppContext = { ...t.runtime, db, config: { ...t.config, vendorsFile } };
+      await ensureVendorClients(next);
+      await ensureVendorClients(next);
+    } finally {
+      await db.destroy();
+    }
+    assert.deepEqual((await findClient(t.runtime, 'acme'))?.redirectUris, [
+      'https://agent.acme.example/v2/callback',
+    ]);
+    const taken = await findClient(t.runtime, 'taken');
+    assert.equal(taken?.kind, 'loopback');
+    assert.deepEqual(taken?.redirectUris, ['http://127.0.0.1/cb']);
+  });
+
+  it('a bad VENDORS_FILE stops the start with a ConfigError naming the problem', async () => {
+    const cases: [unknown, RegExp][] = [
+      ['{not json', /not valid JSON/],
+      [
+        { vendors: [{ client_id: 'x!', client_name: 'X', redirect_uris: ['https://x.example/cb'] }] },
+        /client_id/,
+      ],
+      [
+        { vendors: [{ client_id: 'evil', client_name: 'Evil', redirect_uris: ['javascript:alert(1)'] }] },
+        /redirect_uris/,
+      ],
+      [
+        { vendors: [{ client_id: 'evil', client_name: 'Evil', redirect_uris: ['http://evil.example/cb'] }] },
+        /redirect_uris/,
+      ],
+      [
+        { vendors: [{ client_id: 'frag', client_name: 'Frag', redirect_uris: ['https://x.example/cb#f'] }] },
+        /redirect_uris/,
+      ],
+      [
+        {
+          vendors: [
+            { client_id: 'pre', client_name: 'Pre', redirect_uri_prefixes: ['https://x.example/cb'] },
+          ],
+        },
+        /redirect_uri_prefixes/,
+      ],
+      [{ vendors: [{ client_id: 'none', client_name: 'None' }] }, /no redirect URI/],
+      [
+        {
+          vendors: [{ client_id: 'fake', client_name: 'Claude', redirect_uris: ['https://fake.example/cb'] }],
+        },
+        /belongs to both/,
+      ],
+    ];
+    const start = (vendorsFile: string) => createApp({ ...t.runtime, config: { ...t.config, vendorsFile } });
+    for (const [i, [body, message]] of cases.entries()) {
+      assert.throws(
+        () => start(file(`bad-${i}.json`, body)),
+        (err: unknown) => err instanceof ConfigError && message.test(err.message),
+        String(message),
+      );
+    }
+    assert.throws(() => start(join(dir, 'missing.json')), ConfigError);
+  });
+});
