@@ -1,6 +1,8 @@
 import { hashPassword } from '../crypto/passwords.ts';
 import { type Db, inTransaction, type Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
+import { isUniqueViolation } from './checks.ts';
+import { seedDemoCatalogue } from './demo-catalogue.ts';
 import { addRoles } from './memberships.ts';
 import { createSchool, findSchoolBySubdomain, setBetaFeature } from './schools.ts';
 import { createUser } from './users.ts';
@@ -15,6 +17,9 @@ export interface DemoIdentity {
   ownerId: string;
   lecturerId: string;
   studentId: string;
+  otherOwnerId: string;
+  otherLecturerId: string;
+  otherStudentId: string;
 }
 
 /**
@@ -24,13 +29,20 @@ export interface DemoIdentity {
 export async function seedDemoData(db: Db): Promise<{ created: boolean }> {
   if (await findSchoolBySubdomain(db, 'demo')) return { created: false };
   const passwordHash = await hashPassword(DEMO_PASSWORD);
-  return inTransaction(db, async (tx) => {
-    // Re-checked inside the transaction: two instances starting together seed once.
-    if (await findSchoolBySubdomain(tx, 'demo')) return { created: false };
-    const identity = await seedIdentity(tx, passwordHash);
-    await seedMemberApp(tx, identity.demoSchoolId, identity.ownerId);
-    return { created: true };
-  });
+  try {
+    return await inTransaction(db, async (tx) => {
+      // Re-checked inside the transaction: two instances starting together seed once.
+      if (await findSchoolBySubdomain(tx, 'demo')) return { created: false };
+      const identity = await seedIdentity(tx, passwordHash);
+      await seedMemberApp(tx, identity.demoSchoolId, identity.ownerId);
+      await seedDemoCatalogue(tx, identity);
+      return { created: true };
+    });
+  } catch (err) {
+    // On PostgreSQL a concurrent seeder's commit surfaces here as a unique violation.
+    if (isUniqueViolation(err) && (await findSchoolBySubdomain(db, 'demo'))) return { created: false };
+    throw err;
+  }
 }
 
 async function seedIdentity(tx: Tx, passwordHash: string): Promise<DemoIdentity> {
@@ -58,12 +70,34 @@ async function seedIdentity(tx: Tx, passwordHash: string): Promise<DemoIdentity>
   await addRoles(tx, demo.id, owner.id, ['owner']);
   await addRoles(tx, demo.id, lecturer.id, ['lecturer']);
   await addRoles(tx, demo.id, student.id, ['student']);
+  // Other School has its own people, so isolation tests have something not to see.
+  const otherOwner = await createUser(tx, {
+    email: 'other-owner@example.com',
+    name: 'Otto Owner',
+    passwordHash,
+  });
+  const otherLecturer = await createUser(tx, {
+    email: 'other-lecturer@example.com',
+    name: 'Olga Other',
+    passwordHash,
+  });
+  const otherStudent = await createUser(tx, {
+    email: 'other-student@example.com',
+    name: 'Oskar Student',
+    passwordHash,
+  });
+  await addRoles(tx, other.id, otherOwner.id, ['owner']);
+  await addRoles(tx, other.id, otherLecturer.id, ['lecturer']);
+  await addRoles(tx, other.id, otherStudent.id, ['student']);
   return {
     demoSchoolId: demo.id,
     otherSchoolId: other.id,
     ownerId: owner.id,
     lecturerId: lecturer.id,
     studentId: student.id,
+    otherOwnerId: otherOwner.id,
+    otherLecturerId: otherLecturer.id,
+    otherStudentId: otherStudent.id,
   };
 }
 

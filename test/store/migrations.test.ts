@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { type Db, migrateToLatest, openDatabase } from '../../src/store/database.ts';
+import { migrations } from '../../src/store/migrations/index.ts';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../support/database.ts';
+import { TABLES } from './tables.ts';
+
+describe(`migrations on ${ENGINE}`, () => {
+  let database: TestDatabase;
+  let db: Db;
+  let applied: string[];
+  before(async () => {
+    database = await createTestDatabase();
+    db = openDatabase(database.options);
+    applied = await migrateToLatest(db);
+  });
+  after(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  it('applies every migration, in order, on an empty database', () => {
+    assert.deepEqual(applied, Object.keys(migrations).sort());
+  });
+
+  it('creates every table of the Database type, each readable', async () => {
+    const found = (await db.introspection.getTables()).map((t) => t.name);
+    for (const table of TABLES) {
+      assert.ok(found.includes(table), `table ${table} exists`);
+      const row = await db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+      assert.equal(Number(row.n), 0);
+    }
+  });
+
+  it('adds nothing when run again, on the same or a new connection', async () => {
+    const before = (await db.introspection.getTables()).map((t) => `${t.name}:${t.columns.length}`).sort();
+    assert.deepEqual(await migrateToLatest(db), []);
+    const again = openDatabase(database.options);
+    try {
+      assert.deepEqual(await migrateToLatest(again), []);
+    } finally {
+      await again.destroy();
+    }
+    const afterwards = (await db.introspection.getTables())
+      .map((t) => `${t.name}:${t.columns.length}`)
+      .sort();
+    assert.deepEqual(afterwards, before);
+  });
+
+  it('enforces foreign keys and unique constraints on this engine', async () => {
+    await assert.rejects(
+      db
+        .insertInto('memberships')
+        .values({
+          id: 'mem_x',
+          school_id: 'sch_missing',
+          user_id: 'usr_missing',
+          roles: '[]',
+          status: 'active',
+          invited_by_user_id: null,
+          created_at: 'x',
+          updated_at: 'x',
+        })
+        .execute(),
+    );
+    const user = {
+      id: 'usr_1',
+      email: 'a@example.com',
+      name: 'A',
+      password_hash: null,
+      created_at: 'x',
+      updated_at: 'x',
+    };
+    await db.insertInto('users').values(user).execute();
+    await assert.rejects(
+      db
+        .insertInto('users')
+        .values({ ...user, id: 'usr_2' })
+        .execute(),
+    );
+    await db.deleteFrom('users').execute();
+  });
+});
