@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { InsufficientScopeError } from '@modelcontextprotocol/client';
+import { adminOperations } from '../../src/admin/catalogue.ts';
+import { hasScope, MCP_CHALLENGE_SCOPES, OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
+import { issueTestToken } from '../support/tokens.ts';
+import { connectClient, type LiveApp, postMcp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
+
+const PUBLIC_TOOLS = ['get_course_outline', 'how_to_authenticate', 'list_upcoming_events', 'search_courses'];
+type Text = Array<{ type: string; text: string }>;
+
+/** What a token with these scopes must list: the public tools plus every JSON operation it may run. */
+function expectedTools(scopes: readonly string[]): string[] {
+  const ops = adminOperations.filter((op) => !op.binary && hasScope(scopes, op.scope));
+  return [...PUBLIC_TOOLS, ...ops.map((op) => op.name.replace(/\./g, '_'))].sort();
+}
+
+describe('MCP operator tools, one per admin operation', () => {
+  let live: LiveApp;
+  let seeded: Seeded;
+  const operatorToken = async (scopes: string[]) =>
+    (
+      await issueTestToken(live.t, {
+        userId: seeded.ownerId,
+        schoolId: seeded.schoolId,
+        audience: 'operator',
+        scopes,
+      })
+    ).token;
+  before(async () => {
+    live = await startLiveApp();
+    seeded = await seedSchool(live.t);
+  });
+  after(() => live.close());
+
+  it('the catalogue yields one valid tool name per JSON operation', () => {
+    for (const op of adminOperations.filter((o) => !o.binary)) {
+      assert.match(op.name.replace(/\./g, '_'), /^[a-z][a-z0-9_]{0,63}$/);
+    }
+    assert.ok(adminOperations.some((op) => op.name === 'coupons.create'));
+  });
+
+  for (const scopes of [
+    ['coupons:read'],
+    ['openid', 'coupons:write'],
+    [...MCP_CHALLENGE_SCOPES],
+    [...OPERATOR_SCOPES],
+  ]) {
+    it(`lists exactly what ${scopes.length > 3 ? `${scopes.length} scopes` : scopes.join(' ')} allow`, async () => {
+      const { client } = await connectClient(live, { token: await operatorToken(scopes) });
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), expectedTools(scopes));
+      await client.close();
+    });
+  }
+
+  it('tools carry input/output schemas and annotations from the operation', async () => {
+    const { client } = await connectClient(live, {
+      token: await operatorToken(['coupons:write']),
+      modern: true,
+    });
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    assert.deepEqual(byName.coupons_list.annotations, {
+      title: 'List coupons',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    assert.equal(byName.coupons_delete.annotations?.destructiveHint, true);
+    assert.equal(byName.coupons_create.annotations?.readOnlyHint, false);
+    assert.equal(byName.coupons_create.annotations?.idempotentHint, false);
+    assert.deepEqual(byName.coupons_get.inputSchema.required, ['coupon_id']);
+    assert.equal(byName.coupons_create.inputSchema.additionalProperties, false);
+    assert.ok(Object.keys(byName.coupons_create.inputSchema.properties ?? {}).includes('code'));
+    assert.ok(Object.keys(byName.coupons_list.outputSchema?.properties ?? {}).includes('data'));
+    assert.match(byName.coupons_create.description ?? '', /Needs the coupons:write scope\./);
+    await client.close();
+  });
+
+  it('create, list, get, update and delete a coupon through the tools, as over REST', async () => {
+    const { client } = await connectClient(live, { token: await operatorToken(['coupons:write']) });
+    const created = await client.callTool({
+      name: 'coupons_create',
+      arguments: { code: 'spring25', kind: 'percent', percent_off: 25 },
+    });
+    assert.equal(created.isError, undefined, JSON.stringify(created));
+    const coupon = created.structuredContent as Record<string, unknown>;
+    assert.equal(coupon.code, 'SPRING25');
+    assert.match((created.content as Text)[0].text, /^Create a coupon: done\./);
+
+    const list = await client.callTool({ name: 'coupons_list', arguments: { limit: 10, active: 'true' } });
+    assert.deepEqual(
+      (list.structuredContent as { data: Array<{ id: string }> }).data.map((c) => c.id),
+      [coupon.id],
+    );
+    const got = await client.callTool({ name: 'coupons_get', arguments: { coupon_id: coupon.id } });
+    assert.deepEqual(got.structuredContent, coupon);
+    const updated = await client.callTool({
+      name: 'coupons_update',
+      arguments: { coupon_id: coupon.id, active: false },
+    });
+    assert.equal((updated.structuredContent as { active: boolean }).active, false);
+    const deleted = await client.callTool({ name: 'coupons_delete', arguments: { coupon_id: coupon.id } });
+    assert.deepEqual(deleted.structuredContent, { ok: true });
+    const gone = await client.callTool({ name: 'coupons_get', arguments: { coupon_id: coupon.id } });
+    assert.equal(gone.isError, true);
+    assert.match((gone.content as Text)[0].text, /^Not Found \(not_found\)/);
+    await client.close();
+  });
+
+  it('domain validation failures are tool errors naming the field', async () => {
+    const { client } = await connectClient(live, { token: await operatorToken(['coupons:write']) });
+    const res = await client.callTool({
+      name: 'coupons_create',
+      arguments: { code: 'FIXED', kind: 'fixed' },
+    });
+    assert.equal(res.isError, true);
+    assert.match((res.content as Text)[0].text, /^Validation Failed \(validation_failed\)/);
+    const schema = await client.callTool({ name: 'coupons_create', arguments: { code: 'X', kind: 'nope' } });
+    assert.equal(schema.isError, true);
+    assert.match((schema.content as Text)[0].text, /Input validation error/);
+    const unknownField = await client.callTool({
+      name: 'coupons_create',
+      arguments: { code: 'Y', kind: 'percent', percent_off: 5, colour: 'red' },
+    });
+    assert.equal(unknownField.isError, true);
+    await client.close();
+  });
+
+  it('a write tool with a read token is 403 insufficient_scope naming the write scope', async () => {
+    const { client } = await connectClient(live, { token: await operatorToken(['coupons:read']) });
+    await assert.rejects(
+      client.callTool({ name: 'coupons_create', arguments: { code: 'Z', kind: 'percent', percent_off: 5 } }),
+      (err: unknown) => err instanceof InsufficientScopeError && err.requiredScope === 'coupons:write',
+    );
+    await client.close();
+  });
+
+  it('a member token lists no operator tool and is refused one with 403', async () => {
+    const { token } = await issueTestToken(live.t, {
+      userId: seeded.studentId,
+      schoolId: seeded.schoolId,
+      audience: 'member',
+      scopes: ['account:read'],
+    });
+    const { client } = await connectClient(live, { token });
+    const { tools } = await client.listTools();
+    assert.ok(!tools.some((t) => t.name.startsWith('coupons_')));
+    await client.close();
+    const res = await postMcp(
+      live,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'coupons_list', arguments: {} } },
+      { Authorization: `Bearer ${token}` },
+    );
+    assert.equal(res.status, 403);
+    assert.match(
+      res.headers.get('www-authenticate') ?? '',
+      /error="insufficient_scope".*scope="coupons:read"/,
+    );
+  });
+
+  it('anonymous calls of operator tools are 401 asking for the challenge scopes plus a write scope', async () => {
+    const prm = `${live.baseUrl}/.well-known/oauth-protected-resource`;
+    const read = await postMcp(live, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'coupons_list' },
+    });
+    assert.equal(read.status, 401);
+    assert.equal(
+      read.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${prm}", scope="${MCP_CHALLENGE_SCOPES.join(' ')}"`,
+    );
+    const write = await postMcp(live, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'coupons_create' },
+    });
+    assert.equal(
+      write.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${prm}", scope="${[...MCP_CHALLENGE_SCOPES, 'coupons:write'].join(' ')}"`,
+    );
+  });
+
+  it('an operator token of a user who lost the owner role gets a tool error, not data', async () => {
+    const token = await operatorToken(['coupons:read']);
+    await live.t.runtime.db
+      .updateTable('memberships')
+      .set({ roles: JSON.stringify(['student']) })
+      .where('user_id', '=', seeded.ownerId)
+      .where('school_id', '=', seeded.schoolId)
+      .execute();
+    try {
+      const { client } = await connectClient(live, { token });
+      const res = await client.callTool({ name: 'coupons_list', arguments: {} });
+      assert.equal(res.isError, true);
+      assert.match((res.content as Text)[0].text, /not_an_operator/);
+      await client.close();
+    } finally {
+      await live.t.runtime.db
+        .updateTable('memberships')
+        .set({ roles: JSON.stringify(['owner']) })
+        .where('user_id', '=', seeded.ownerId)
+        .where('school_id', '=', seeded.schoolId)
+        .execute();
+    }
+  });
+});
