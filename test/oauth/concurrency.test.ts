@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { obtainCode, obtainTokens, registerLoopbackClient, tokenRequest } from '../support/oauth-flow.ts';
+
+const REDIRECT = 'http://127.0.0.1:43123/callback';
+
+/**
+ * Single use under concurrency (RFC 6749 §4.1.2, OAuth 2.1 §4.3.1): the conditional UPDATE in
+ * the issuing transaction lets exactly one of many simultaneous requests win, on both engines.
+ */
+describe('concurrent redemption', () => {
+  let t: TestApp;
+  let client: string;
+  before(async () => {
+    t = await createTestApp();
+    await seedDemoData(t.runtime.db);
+    client = (await registerLoopbackClient(t)).client_id;
+  });
+  after(() => t.close());
+
+  it('20 simultaneous redemptions of one code → exactly one 200, the rest invalid_grant', async () => {
+    const { code, verifier } = await obtainCode(t, {
+      clientId: client,
+      scopes: ['openid'],
+      user: 'owner@example.com',
+    });
+    const fields = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: client,
+    };
+    const responses = await Promise.all(Array.from({ length: 20 }, () => tokenRequest(t, fields)));
+    const statuses = responses.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 1, statuses.join(','));
+    assert.equal(statuses.filter((s) => s === 400).length, 19, statuses.join(','));
+    for (const r of responses.filter((r) => r.status === 400))
+      assert.equal((await r.json()).error, 'invalid_grant');
+    const issued = await t.runtime.db
+      .selectFrom('oauth_tokens')
+      .innerJoin('oauth_codes', 'oauth_codes.grant_id', 'oauth_tokens.grant_id')
+      .select(['oauth_tokens.kind'])
+      .where('oauth_codes.code_hash', '=', (await import('../../src/crypto/tokens.ts')).sha256(code))
+      .execute();
+    assert.equal(issued.length, 2, 'one access and one refresh token, never more');
+  });
+
+  it('20 simultaneous refreshes with one refresh token → exactly one 200, the rest invalid_grant', async () => {
+    const first = await obtainTokens(t, { clientId: client, scopes: ['openid'], user: 'owner@example.com' });
+    const fields = { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client };
+    const responses = await Promise.all(Array.from({ length: 20 }, () => tokenRequest(t, fields)));
+    const statuses = responses.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 1, statuses.join(','));
+    assert.equal(statuses.filter((s) => s === 400).length, 19, statuses.join(','));
+    for (const r of responses.filter((r) => r.status === 400))
+      assert.equal((await r.json()).error, 'invalid_grant');
+  });
+});
