@@ -27,7 +27,7 @@ export const LIMITS = {
   /** Nesting inside `__schema` / `__type` (GraphiQL's own introspection query needs 15). */
   maxIntrospectionDepth: 16,
   /** Estimated objects a query may produce (see estimateCost). */
-  maxCost: 25_000,
+  maxCost: 50_000,
   /** Largest `first` of a connection; more is an error, never a silent clamp. */
   maxFirst: 100,
   /** Page size when `first` is omitted. */
