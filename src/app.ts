@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import { createAccountApp } from './account/routes.ts';
+import { createAdminApp } from './admin/rest.ts';
 import { createErrorHandler, problemResponse } from './errors/handler.ts';
 import { problems } from './errors/problem-error.ts';
 import { createHealthApp } from './health/routes.ts';
@@ -26,6 +27,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
 
   app.route('/', createHealthApp(ctx));
   app.route('/', createAccountApp(ctx));
+  app.route('/', createAdminApp(ctx));
   app.route('/', createOAuthMetadataApp(ctx));
   app.route('/', createOAuthFlowApp(ctx));
 

@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import type { z } from 'zod';
+import { withTransaction } from '../domain/checks.ts';
+import { isOperator } from '../domain/roles.ts';
+import { type FieldError, ProblemError, problems } from '../errors/problem-error.ts';
+import type { AppContext } from '../http/context.ts';
+import { hasScope } from '../oauth/scopes.ts';
+import { scopeRefusal } from '../resource/middleware.ts';
+import type { Principal } from '../resource/principal.ts';
+import type { AdminOperation, BinaryResult, OperationContext, RawUpload } from './define-operation.ts';
+import { snakeKey } from './schemas.ts';
+
+/** Unvalidated input as a surface received it. */
+export interface RawInput {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  raw?: RawUpload;
+}
+
+/** What an operation produced, before a surface renders it. */
+export interface InvokeResult {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly etag?: string;
+  readonly binary?: BinaryResult;
+}
+
+/**
+ * The audience and scope checks every surface applies before an operation runs: operator
+ * audience, still owner/admin at the school (roles are read at verification time), then the
+ * one scope (RFC 6750 §3.1 insufficient_scope, naming it so the client can step up).
+ */
+export function authorizeOperation(baseUrl: string, principal: Principal, op: AdminOperation): void {
+  if (principal.audience !== 'operator') {
+    throw problems.forbidden(
+      'The admin API takes operator tokens only; this is a member token.',
+      'operator_token_required',
+    );
+  }
+  if (!isOperator(principal.roles)) {
+    throw problems.forbidden(
+      'The token’s user is no longer an owner or admin of this school.',
+      'not_an_operator',
+    );
+  }
+  if (!hasScope(principal.scopes, op.scope)) {
+    const refusal = scopeRefusal(baseUrl, op.scope);
+    throw new ProblemError(403, 'insufficient_scope', 'Forbidden', {
+      detail: refusal.description,
+      headers: { 'WWW-Authenticate': refusal.challenge },
+    });
+  }
+}
+
+function fieldErrors(where: string, error: z.ZodError): FieldError[] {
+  return error.issues.map((i) => {
+    const path = [...i.path.map(String)];
+    if (i.code === 'unrecognized_keys') {
+      return { field: [where, ...path, i.keys.join(',')].join('.'), message: 'is not a known field' };
+    }
+    return { field: [where, ...path].join('.'), message: i.message };
+  });
+}
+
+/** Validates each part of the input with the operation's schemas; 422 naming every failing field. */
+export function parseInput(op: AdminOperation, raw: RawInput) {
+  const errors: FieldError[] = [];
+  const part = (where: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown) => {
+    if (!schema) return where === 'body' ? undefined : {};
+    const r = schema.safeParse(value);
+    if (!r.success) errors.push(...fieldErrors(where, r.error));
+    return r.data;
+  };
+  const params = part('params', op.input.params, raw.params ?? {});
+  const query = part('query', op.input.query, raw.query ?? {});
+  const body = part('body', op.input.body, raw.body);
+  if (errors.length > 0) throw problems.validation(errors);
+  return { params, query, body, raw: raw.raw };
+}
+
+/** A strong entity tag of a JSON representation (RFC 9110 §8.8.3). */
+export function entityTag(body: unknown): string {
+  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+}
+
+/** RFC 9110 §13.1.1: If-Match uses the strong comparison; `*` matches any current representation. */
+export function ifMatchSatisfied(header: string, current: string): boolean {
+  if (header.trim() === '*') return true;
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .some((t) => !t.startsWith('W/') && t === current);
+}
+
+// Domain modules name fields in their own camelCase; the API speaks snake_case under `body.`.
+function apiFields(err: unknown): unknown {
+  if (!(err instanceof ProblemError) || !err.errors) return err;
+  const errors = err.errors.map((e) =>
+    /^(body|query|params)\./.test(e.field)
+      ? e
+      : { ...e, field: `body.${e.field.split('.').map(snakeKey).join('.')}` },
+  );
+  return new ProblemError(err.status, err.code, err.title, {
+    detail: err.detail,
+    errors,
+    headers: err.headers as Record<string, string>,
+  });
+}
+
+/**
+ * Runs one operation for a principal: authorization, input validation, optimistic concurrency
+ * (`If-Match`, checked and written in one transaction) and the handler. Framework-free: the REST
+ * router and the MCP tools both call this.
+ */
+export async function invokeOperation(
+  app: AppContext,
+  principal: Principal,
+  op: AdminOperation,
+  raw: RawInput,
+  options: { ifMatch?: string } = {},
+): Promise<InvokeResult> {
+  authorizeOperation(app.config.baseUrl, principal, op);
+  const input = parseInput(op, raw);
+  const base: Omit<OperationContext, 'db'> = { app, principal, schoolId: principal.schoolId };
+  try {
+    const run = async (db: OperationContext['db']) => {
+      const ctx: OperationContext = { ...base, db };
+      if (options.ifMatch !== undefined && op.current) {
+        const current = entityTag(await op.current(ctx, input));
+        if (!ifMatchSatisfied(options.ifMatch, current)) {
+          throw problems.preconditionFailed(
+            'The resource has changed since you read it (If-Match does not match its ETag).',
+          );
+        }
+      }
+      return op.handler(ctx, input);
+    };
+    const result =
+      options.ifMatch !== undefined && op.current ? await withTransaction(app.db, run) : await run(app.db);
+    if (op.binary === 'download') {
+      return { status: op.status ?? 200, binary: result as BinaryResult };
+    }
+    if (!op.output) return { status: 204 };
+    return { status: op.status ?? 200, body: result, etag: op.etag ? entityTag(result) : undefined };
+  } catch (err) {
+    throw apiFields(err);
+  }
+}

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { type Comment, getComment, listComments } from '../../domain/comments.ts';
+import {
+  type Form,
+  type FormSubmission,
+  getForm,
+  getFormSubmission,
+  listFormSubmissions,
+  listForms,
+} from '../../domain/forms.ts';
+import { defineOperation } from '../define-operation.ts';
+import { Id, named, PageQuery, pageOf, RangeQuery, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
+
+const CommentSchema = named(
+  'Comment',
+  z.object({
+    id: Id,
+    author_user_id: Id.nullable(),
+    author_name: z.string().nullable(),
+    target_type: z.enum(['lecture', 'post']),
+    target_id: Id,
+    course_id: Id.nullable().describe('For lecture comments: the lecture’s course.'),
+    body: z.string(),
+    created_at: Timestamp,
+  }),
+  'A comment on a lecture or a post.',
+);
+const FormSchema = named(
+  'Form',
+  z.object({
+    id: Id,
+    title: z.string(),
+    fields: z
+      .array(z.record(z.string(), z.unknown()))
+      .describe('Field definitions: name, label, type, required…'),
+    submissions_count: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A form.',
+);
+const SubmissionSchema = named(
+  'FormSubmission',
+  z.object({
+    id: Id,
+    form_id: Id,
+    email: z.string().nullable(),
+    data: z.record(z.string(), z.unknown()).describe('Answers keyed by field name.'),
+    submitted_at: Timestamp,
+  }),
+  'One submission of a form.',
+);
+
+const presentComment = (c: Comment) => toSnake(c) as z.output<typeof CommentSchema>;
+const presentForm = (f: Form) => toSnake(f) as z.output<typeof FormSchema>;
+const presentSubmission = (s: FormSubmission) => toSnake(s) as z.output<typeof SubmissionSchema>;
+const read = { readOnly: true, destructive: false, idempotent: true } as const;
+
+/** Read-only comment and form operations. */
+export const commentFormOperations = [
+  defineOperation({
+    name: 'comments.list',
+    group: 'comments',
+    summary: 'List comments',
+    description: 'Comments oldest first; filter by target, course (lecture comments), author or date range.',
+    scope: 'comments:read',
+    method: 'GET',
+    path: '/api/v1/comments',
+    input: {
+      query: z.strictObject({
+        ...PageQuery,
+        target_type: z.enum(['lecture', 'post']).optional(),
+        target_id: Id.optional(),
+        course_id: Id.optional(),
+        author_user_id: Id.optional(),
+        ...RangeQuery('comments created'),
+      }),
+    },
+    output: pageOf(CommentSchema),
+    annotations: read,
+    handler: async (ctx, { query }) => {
+      const page = await listComments(
+        ctx.db,
+        ctx.schoolId,
+        {
+          targetType: query.target_type,
+          targetId: query.target_id,
+          courseId: query.course_id,
+          authorUserId: query.author_user_id,
+          from: query.from,
+          to: query.to,
+        },
+        query,
+      );
+      return { data: page.data.map(presentComment), next_cursor: page.next_cursor };
+    },
+  }),
+  defineOperation({
+    name: 'comments.get',
+    group: 'comments',
+    summary: 'Get a comment',
+    scope: 'comments:read',
+    method: 'GET',
+    path: '/api/v1/comments/{comment_id}',
+    input: { params: z.strictObject({ comment_id: Id }) },
+    output: CommentSchema,
+    etag: true,
+    annotations: read,
+    handler: async (ctx, { params }) =>
+      presentComment(await getComment(ctx.db, ctx.schoolId, params.comment_id)),
+  }),
+  defineOperation({
+    name: 'forms.list',
+    group: 'forms',
+    summary: 'List forms',
+    scope: 'forms:read',
+    method: 'GET',
+    path: '/api/v1/forms',
+    input: { query: z.strictObject({ ...PageQuery, search: SearchQuery }) },
+    output: pageOf(FormSchema),
+    annotations: read,
+    handler: async (ctx, { query }) => {
+      const page = await listForms(ctx.db, ctx.schoolId, { search: query.search }, query);
+      return { data: page.data.map(presentForm), next_cursor: page.next_cursor };
+    },
+  }),
+  defineOperation({
+    name: 'forms.get',
+    group: 'forms',
+    summary: 'Get a form',
+    scope: 'forms:read',
+    method: 'GET',
+    path: '/api/v1/forms/{form_id}',
+    input: { params: z.strictObject({ form_id: Id }) },
+    output: FormSchema,
+    etag: true,
+    annotations: read,
+    handler: async (ctx, { params }) => presentForm(await getForm(ctx.db, ctx.schoolId, params.form_id)),
+  }),
+  defineOperation({
+    name: 'forms.list_submissions',
+    group: 'forms',
+    summary: 'List a form’s submissions',
+    description: 'Oldest first; filter by `email` (substring) or date range.',
+    scope: 'forms:read',
+    method: 'GET',
+    path: '/api/v1/forms/{form_id}/submissions',
+    input: {
+      params: z.strictObject({ form_id: Id }),
+      query: z.strictObject({ ...PageQuery, email: SearchQuery, ...RangeQuery('submissions') }),
+    },
+    output: pageOf(SubmissionSchema),
+    annotations: read,
+    handler: async (ctx, { params, query }) => {
+      const page = await listFormSubmissions(
+        ctx.db,
+        ctx.schoolId,
+        params.form_id,
+        { email: query.email, from: query.from, to: query.to },
+        query,
+      );
+      return { data: page.data.map(presentSubmission), next_cursor: page.next_cursor };
+    },
+  }),
+  defineOperation({
+    name: 'forms.get_submission',
+    group: 'forms',
+    summary: 'Get one submission',
+    scope: 'forms:read',
+    method: 'GET',
+    path: '/api/v1/forms/{form_id}/submissions/{submission_id}',
+    input: { params: z.strictObject({ form_id: Id, submission_id: Id }) },
+    output: SubmissionSchema,
+    etag: true,
+    annotations: read,
+    handler: async (ctx, { params }) =>
+      presentSubmission(await getFormSubmission(ctx.db, ctx.schoolId, params.form_id, params.submission_id)),
+  }),
+];

@@ -1,0 +1,186 @@
+import { z } from 'zod';
+import {
+  COUPON_KINDS,
+  type Coupon,
+  createCoupon,
+  deleteCoupon,
+  getCoupon,
+  listCoupons,
+  PRODUCT_TYPES,
+  updateCoupon,
+} from '../../domain/coupons.ts';
+import { defineOperation } from '../define-operation.ts';
+import {
+  Amount,
+  Currency,
+  Id,
+  named,
+  PageQuery,
+  pageOf,
+  QueryBool,
+  SearchQuery,
+  Timestamp,
+  toCamel,
+  toSnake,
+} from '../schemas.ts';
+
+const ProductRef = z.object({ type: z.enum(PRODUCT_TYPES), id: Id });
+
+const CouponSchema = named(
+  'Coupon',
+  z.object({
+    id: Id,
+    code: z.string(),
+    kind: z.enum(COUPON_KINDS),
+    percent_off: z.number().int().nullable(),
+    amount_off: Amount.nullable(),
+    currency: Currency.nullable(),
+    max_redemptions: z.number().int().nullable(),
+    redemptions_count: z.number().int(),
+    expires_at: Timestamp.nullable(),
+    applies_to: z.array(ProductRef).nullable().describe('Null: every product.'),
+    active: z.boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A discount code.',
+);
+
+const present = (c: Coupon) => toSnake(c) as z.output<typeof CouponSchema>;
+
+const fields = {
+  code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(40)
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, - or _')
+    .describe('Case-insensitive; stored upper-cased.'),
+  kind: z.enum(COUPON_KINDS),
+  percent_off: z.number().int().min(1).max(100).nullable().describe('For `percent` coupons.'),
+  amount_off: Amount.min(1).nullable().describe('For `fixed` coupons, in minor units of `currency`.'),
+  currency: Currency.nullable(),
+  max_redemptions: z.number().int().min(1).nullable(),
+  expires_at: Timestamp.nullable(),
+  applies_to: z.array(ProductRef).max(100).nullable(),
+  active: z.boolean(),
+};
+const CreateBody = z.strictObject({
+  ...fields,
+  percent_off: fields.percent_off.optional(),
+  amount_off: fields.amount_off.optional(),
+  currency: fields.currency.optional(),
+  max_redemptions: fields.max_redemptions.optional(),
+  expires_at: fields.expires_at.optional(),
+  applies_to: fields.applies_to.optional(),
+  active: fields.active.optional(),
+});
+const UpdateBody = z.strictObject(fields).partial();
+const ById = z.strictObject({ coupon_id: Id });
+
+const example = {
+  id: 'cpn_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  code: 'SPRING25',
+  kind: 'percent',
+  percent_off: 25,
+  amount_off: null,
+  currency: null,
+  max_redemptions: 100,
+  redemptions_count: 3,
+  expires_at: '2026-06-01T00:00:00.000Z',
+  applies_to: [{ type: 'course', id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d' }],
+  active: true,
+  created_at: '2026-03-01T09:00:00.000Z',
+  updated_at: '2026-03-01T09:00:00.000Z',
+};
+
+const get = defineOperation({
+  name: 'coupons.get',
+  group: 'coupons',
+  summary: 'Get a coupon',
+  scope: 'coupons:read',
+  method: 'GET',
+  path: '/api/v1/coupons/{coupon_id}',
+  input: { params: ById },
+  output: CouponSchema,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  etag: true,
+  examples: { response: example },
+  handler: async (ctx, { params }) => present(await getCoupon(ctx.db, ctx.schoolId, params.coupon_id)),
+});
+
+/** The coupon operations. */
+export const couponOperations = [
+  defineOperation({
+    name: 'coupons.list',
+    group: 'coupons',
+    summary: 'List coupons',
+    description: 'Coupons oldest first; filter by `active` or a `search` on the code.',
+    scope: 'coupons:read',
+    method: 'GET',
+    path: '/api/v1/coupons',
+    input: { query: z.strictObject({ ...PageQuery, active: QueryBool, search: SearchQuery }) },
+    output: pageOf(CouponSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    examples: { response: { data: [example], next_cursor: null } },
+    handler: async (ctx, { query }) => {
+      const page = await listCoupons(
+        ctx.db,
+        ctx.schoolId,
+        { active: query.active, search: query.search },
+        query,
+      );
+      return { data: page.data.map(present), next_cursor: page.next_cursor };
+    },
+  }),
+  get,
+  defineOperation({
+    name: 'coupons.create',
+    group: 'coupons',
+    summary: 'Create a coupon',
+    description:
+      'A `percent` coupon needs `percent_off`; a `fixed` one `amount_off` and `currency`. Codes are unique per school (409 `code_taken`).',
+    scope: 'coupons:write',
+    method: 'POST',
+    path: '/api/v1/coupons',
+    input: { body: CreateBody },
+    output: CouponSchema,
+    status: 201,
+    etag: true,
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+    examples: {
+      request: { code: 'SPRING25', kind: 'percent', percent_off: 25, max_redemptions: 100 },
+      response: example,
+    },
+    handler: async (ctx, { body }) =>
+      present(await createCoupon(ctx.db, ctx.schoolId, toCamel(body) as never)),
+  }),
+  defineOperation({
+    name: 'coupons.update',
+    group: 'coupons',
+    summary: 'Update a coupon',
+    scope: 'coupons:write',
+    method: 'PATCH',
+    path: '/api/v1/coupons/{coupon_id}',
+    input: { params: ById, body: UpdateBody },
+    output: CouponSchema,
+    etag: true,
+    current: get.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    examples: { request: { active: false } },
+    handler: async (ctx, { params, body }) =>
+      present(await updateCoupon(ctx.db, ctx.schoolId, params.coupon_id, toCamel(body))),
+  }),
+  defineOperation({
+    name: 'coupons.delete',
+    group: 'coupons',
+    summary: 'Delete a coupon',
+    description: 'Past orders keep the code they used.',
+    scope: 'coupons:write',
+    method: 'DELETE',
+    path: '/api/v1/coupons/{coupon_id}',
+    input: { params: ById },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => deleteCoupon(ctx.db, ctx.schoolId, params.coupon_id),
+  }),
+];

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import {
+  COURSE_STATUSES,
+  type Course,
+  createCourse,
+  deleteCourse,
+  getCourse,
+  listCourses,
+  updateCourse,
+} from '../../domain/courses.ts';
+import { defineOperation } from '../define-operation.ts';
+import {
+  Amount,
+  Currency,
+  HttpUrl,
+  Id,
+  named,
+  PageQuery,
+  pageOf,
+  SearchQuery,
+  Slug,
+  Timestamp,
+  toCamel,
+  toSnake,
+} from '../schemas.ts';
+
+export const CourseSchema = named(
+  'Course',
+  z.object({
+    id: Id,
+    slug: z.string(),
+    title: z.string(),
+    description: z.string(),
+    status: z.enum(COURSE_STATUSES),
+    price_amount: Amount.describe('Minor units of `currency`; 0 is free.'),
+    currency: Currency,
+    image_url: z.string().nullable(),
+    published_at: Timestamp.nullable(),
+    lecturers: z.array(z.object({ id: Id, name: z.string() })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A course.',
+);
+const present = (c: Course) => toSnake(c) as z.output<typeof CourseSchema>;
+
+const fields = {
+  slug: Slug,
+  title: z.string().trim().min(1).max(200),
+  description: z.string().max(20_000),
+  status: z.enum(COURSE_STATUSES),
+  price_amount: Amount,
+  currency: Currency,
+  image_url: HttpUrl.nullable(),
+  lecturer_ids: z.array(Id).max(20).describe('Lecturers of this school, in display order.'),
+};
+const ById = z.strictObject({ course_id: Id });
+const example = {
+  id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  slug: 'intro-to-watercolour',
+  title: 'Intro to Watercolour',
+  description: 'Six weeks from first wash to finished landscape.',
+  status: 'published',
+  price_amount: 4900,
+  currency: 'EUR',
+  image_url: null,
+  published_at: '2026-03-01T09:00:00.000Z',
+  lecturers: [{ id: 'lec_01jf3k6m2v8w9x0y1z2a3b4c5d', name: 'Mina Park' }],
+  created_at: '2026-02-20T09:00:00.000Z',
+  updated_at: '2026-03-01T09:00:00.000Z',
+};
+
+const get = defineOperation({
+  name: 'courses.get',
+  group: 'courses',
+  summary: 'Get a course',
+  scope: 'courses:read',
+  method: 'GET',
+  path: '/api/v1/courses/{course_id}',
+  input: { params: ById },
+  output: CourseSchema,
+  etag: true,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  examples: { response: example },
+  handler: async (ctx, { params }) => present(await getCourse(ctx.db, ctx.schoolId, params.course_id)),
+});
+
+/** The course operations. */
+export const courseOperations = [
+  defineOperation({
+    name: 'courses.list',
+    group: 'courses',
+    summary: 'List courses',
+    description:
+      'Courses oldest first; filter by `status`, `lecturer_id` or a `search` on title, slug and description.',
+    scope: 'courses:read',
+    method: 'GET',
+    path: '/api/v1/courses',
+    input: {
+      query: z.strictObject({
+        ...PageQuery,
+        status: z.enum(COURSE_STATUSES).optional(),
+        lecturer_id: Id.optional(),
+        search: SearchQuery,
+      }),
+    },
+    output: pageOf(CourseSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    examples: { response: { data: [example], next_cursor: 'Y3JzXzAxamYzazZtMnY4dzl4MHkxejJhM2I0YzVk' } },
+    handler: async (ctx, { query }) => {
+      const page = await listCourses(
+        ctx.db,
+        ctx.schoolId,
+        { status: query.status, search: query.search, lecturerId: query.lecturer_id },
+        query,
+      );
+      return { data: page.data.map(present), next_cursor: page.next_cursor };
+    },
+  }),
+  get,
+  defineOperation({
+    name: 'courses.create',
+    group: 'courses',
+    summary: 'Create a course',
+    description:
+      'New courses are drafts unless `status` says otherwise; the currency defaults to the school’s. Slugs are unique per school (409 `slug_taken`).',
+    scope: 'courses:write',
+    method: 'POST',
+    path: '/api/v1/courses',
+    input: {
+      body: z.strictObject({
+        ...fields,
+        description: fields.description.optional(),
+        status: fields.status.optional(),
+        price_amount: fields.price_amount.optional(),
+        currency: fields.currency.optional(),
+        image_url: fields.image_url.optional(),
+        lecturer_ids: fields.lecturer_ids.optional(),
+      }),
+    },
+    output: CourseSchema,
+    status: 201,
+    etag: true,
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+    examples: {
+      request: {
+        slug: 'intro-to-watercolour',
+        title: 'Intro to Watercolour',
+        price_amount: 4900,
+        currency: 'EUR',
+      },
+      response: example,
+    },
+    handler: async (ctx, { body }) =>
+      present(await createCourse(ctx.db, ctx.schoolId, toCamel(body) as never)),
+  }),
+  defineOperation({
+    name: 'courses.update',
+    group: 'courses',
+    summary: 'Update a course',
+    description:
+      'Send only what changes. Publishing the first time stamps `published_at`. `lecturer_ids` replaces the list.',
+    scope: 'courses:write',
+    method: 'PATCH',
+    path: '/api/v1/courses/{course_id}',
+    input: { params: ById, body: z.strictObject(fields).partial() },
+    output: CourseSchema,
+    etag: true,
+    current: get.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    examples: { request: { status: 'published' }, response: example },
+    handler: async (ctx, { params, body }) =>
+      present(await updateCourse(ctx.db, ctx.schoolId, params.course_id, toCamel(body))),
+  }),
+  defineOperation({
+    name: 'courses.delete',
+    group: 'courses',
+    summary: 'Delete a course',
+    description:
+      'Deletes the course with its curriculum and enrollments. Archive it (`status: archived`) to keep students’ access instead.',
+    scope: 'courses:write',
+    method: 'DELETE',
+    path: '/api/v1/courses/{course_id}',
+    input: { params: ById },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => deleteCourse(ctx.db, ctx.schoolId, params.course_id),
+  }),
+];

@@ -1,0 +1,284 @@
+import { z } from 'zod';
+import {
+  createLecture,
+  createSection,
+  deleteLecture,
+  deleteSection,
+  getCurriculum,
+  getLecture,
+  getSection,
+  LECTURE_TYPES,
+  type Lecture,
+  reorderLectures,
+  reorderSections,
+  type Section,
+  updateLecture,
+  updateSection,
+} from '../../domain/curriculum.ts';
+import { requireSchoolFile } from '../../domain/storage.ts';
+import type { OperationContext } from '../define-operation.ts';
+import { defineOperation } from '../define-operation.ts';
+import { HttpUrl, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
+
+const LectureSchema = named(
+  'Lecture',
+  z.object({
+    id: Id,
+    course_id: Id,
+    section_id: Id,
+    title: z.string(),
+    type: z.enum(LECTURE_TYPES),
+    duration_seconds: z.number().int(),
+    is_free_preview: z.boolean(),
+    position: z.number().int().describe('1-based within the section.'),
+    body: z.string().nullable().describe('Markdown, for text lectures.'),
+    video_url: z.string().nullable(),
+    file_id: Id.nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A lecture.',
+);
+const SectionSchema = named(
+  'Section',
+  z.object({
+    id: Id,
+    course_id: Id,
+    title: z.string(),
+    position: z.number().int().describe('1-based within the course.'),
+    lectures: z.array(LectureSchema),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A section with its lectures in order.',
+);
+const CurriculumSchema = named(
+  'Curriculum',
+  z.object({ course_id: Id, sections: z.array(SectionSchema) }),
+  'A course’s sections and lectures, in order.',
+);
+
+const presentLecture = (l: Lecture) => toSnake(l) as z.output<typeof LectureSchema>;
+const presentSection = (s: Section) =>
+  ({ ...toSnake(s), lectures: s.lectures.map(presentLecture) }) as z.output<typeof SectionSchema>;
+
+const lectureFields = {
+  title: z.string().trim().min(1).max(200),
+  type: z.enum(LECTURE_TYPES),
+  duration_seconds: z.number().int().min(0).max(1_000_000),
+  is_free_preview: z.boolean(),
+  body: z.string().max(200_000).nullable(),
+  video_url: HttpUrl.nullable(),
+  file_id: Id.nullable().describe('A file of the school’s store.'),
+};
+const Position = z
+  .number()
+  .int()
+  .min(1)
+  .max(10_000)
+  .describe('1-based; omitted appends, later items shift down.');
+const ByCourse = z.strictObject({ course_id: Id });
+const BySection = z.strictObject({ section_id: Id });
+const ByLecture = z.strictObject({ lecture_id: Id });
+const write = { readOnly: false, destructive: false, idempotent: false } as const;
+const read = { readOnly: true, destructive: false, idempotent: true } as const;
+
+async function checkFile(ctx: OperationContext, fileId: string | null | undefined): Promise<void> {
+  if (fileId) await requireSchoolFile(ctx.db, ctx.schoolId, fileId, 'body.file_id');
+}
+
+const getSectionOp = defineOperation({
+  name: 'curriculum.get_section',
+  group: 'curriculum',
+  summary: 'Get a section with its lectures',
+  scope: 'curriculum:read',
+  method: 'GET',
+  path: '/api/v1/sections/{section_id}',
+  input: { params: BySection },
+  output: SectionSchema,
+  etag: true,
+  annotations: read,
+  handler: async (ctx, { params }) =>
+    presentSection(await getSection(ctx.db, ctx.schoolId, params.section_id)),
+});
+const getLectureOp = defineOperation({
+  name: 'curriculum.get_lecture',
+  group: 'curriculum',
+  summary: 'Get a lecture',
+  scope: 'curriculum:read',
+  method: 'GET',
+  path: '/api/v1/lectures/{lecture_id}',
+  input: { params: ByLecture },
+  output: LectureSchema,
+  etag: true,
+  annotations: read,
+  handler: async (ctx, { params }) =>
+    presentLecture(await getLecture(ctx.db, ctx.schoolId, params.lecture_id)),
+});
+
+/** Sections and lectures under a course, and their order. */
+export const curriculumOperations = [
+  defineOperation({
+    name: 'curriculum.get',
+    group: 'curriculum',
+    summary: 'Get a course’s curriculum',
+    scope: 'curriculum:read',
+    method: 'GET',
+    path: '/api/v1/courses/{course_id}/curriculum',
+    input: { params: ByCourse },
+    output: CurriculumSchema,
+    etag: true,
+    annotations: read,
+    handler: async (ctx, { params }) => ({
+      course_id: params.course_id,
+      sections: (await getCurriculum(ctx.db, ctx.schoolId, params.course_id)).map(presentSection),
+    }),
+  }),
+  defineOperation({
+    name: 'curriculum.create_section',
+    group: 'curriculum',
+    summary: 'Add a section to a course',
+    scope: 'curriculum:write',
+    method: 'POST',
+    path: '/api/v1/courses/{course_id}/sections',
+    input: {
+      params: ByCourse,
+      body: z.strictObject({ title: lectureFields.title, position: Position.optional() }),
+    },
+    output: SectionSchema,
+    status: 201,
+    etag: true,
+    annotations: write,
+    examples: { request: { title: 'Getting started' } },
+    handler: async (ctx, { params, body }) =>
+      presentSection(await createSection(ctx.db, ctx.schoolId, params.course_id, body)),
+  }),
+  getSectionOp,
+  defineOperation({
+    name: 'curriculum.update_section',
+    group: 'curriculum',
+    summary: 'Rename a section',
+    scope: 'curriculum:write',
+    method: 'PATCH',
+    path: '/api/v1/sections/{section_id}',
+    input: { params: BySection, body: z.strictObject({ title: lectureFields.title }).partial() },
+    output: SectionSchema,
+    etag: true,
+    current: getSectionOp.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    handler: async (ctx, { params, body }) =>
+      presentSection(await updateSection(ctx.db, ctx.schoolId, params.section_id, body)),
+  }),
+  defineOperation({
+    name: 'curriculum.delete_section',
+    group: 'curriculum',
+    summary: 'Delete a section and its lectures',
+    scope: 'curriculum:write',
+    method: 'DELETE',
+    path: '/api/v1/sections/{section_id}',
+    input: { params: BySection },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => deleteSection(ctx.db, ctx.schoolId, params.section_id),
+  }),
+  defineOperation({
+    name: 'curriculum.reorder_sections',
+    group: 'curriculum',
+    summary: 'Reorder a course’s sections',
+    description: '`section_ids` must list every section of the course exactly once, in the new order.',
+    scope: 'curriculum:write',
+    method: 'PUT',
+    path: '/api/v1/courses/{course_id}/sections/order',
+    input: { params: ByCourse, body: z.strictObject({ section_ids: z.array(Id).max(1000) }) },
+    output: CurriculumSchema,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    handler: async (ctx, { params, body }) => ({
+      course_id: params.course_id,
+      sections: (await reorderSections(ctx.db, ctx.schoolId, params.course_id, body.section_ids)).map(
+        presentSection,
+      ),
+    }),
+  }),
+  defineOperation({
+    name: 'curriculum.create_lecture',
+    group: 'curriculum',
+    summary: 'Add a lecture to a section',
+    scope: 'curriculum:write',
+    method: 'POST',
+    path: '/api/v1/sections/{section_id}/lectures',
+    input: {
+      params: BySection,
+      body: z.strictObject({
+        title: lectureFields.title,
+        type: lectureFields.type,
+        duration_seconds: lectureFields.duration_seconds.optional(),
+        is_free_preview: lectureFields.is_free_preview.optional(),
+        body: lectureFields.body.optional(),
+        video_url: lectureFields.video_url.optional(),
+        file_id: lectureFields.file_id.optional(),
+        position: Position.optional(),
+      }),
+    },
+    output: LectureSchema,
+    status: 201,
+    etag: true,
+    annotations: write,
+    examples: {
+      request: {
+        title: 'Materials',
+        type: 'video',
+        duration_seconds: 420,
+        video_url: 'https://videos.example/1.mp4',
+        is_free_preview: true,
+      },
+    },
+    handler: async (ctx, { params, body }) => {
+      await checkFile(ctx, body.file_id);
+      return presentLecture(
+        await createLecture(ctx.db, ctx.schoolId, params.section_id, toCamel(body) as never),
+      );
+    },
+  }),
+  getLectureOp,
+  defineOperation({
+    name: 'curriculum.update_lecture',
+    group: 'curriculum',
+    summary: 'Update a lecture',
+    scope: 'curriculum:write',
+    method: 'PATCH',
+    path: '/api/v1/lectures/{lecture_id}',
+    input: { params: ByLecture, body: z.strictObject(lectureFields).partial() },
+    output: LectureSchema,
+    etag: true,
+    current: getLectureOp.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    handler: async (ctx, { params, body }) => {
+      await checkFile(ctx, body.file_id);
+      return presentLecture(await updateLecture(ctx.db, ctx.schoolId, params.lecture_id, toCamel(body)));
+    },
+  }),
+  defineOperation({
+    name: 'curriculum.delete_lecture',
+    group: 'curriculum',
+    summary: 'Delete a lecture',
+    scope: 'curriculum:write',
+    method: 'DELETE',
+    path: '/api/v1/lectures/{lecture_id}',
+    input: { params: ByLecture },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => deleteLecture(ctx.db, ctx.schoolId, params.lecture_id),
+  }),
+  defineOperation({
+    name: 'curriculum.reorder_lectures',
+    group: 'curriculum',
+    summary: 'Reorder a section’s lectures',
+    description: '`lecture_ids` must list every lecture of the section exactly once, in the new order.',
+    scope: 'curriculum:write',
+    method: 'PUT',
+    path: '/api/v1/sections/{section_id}/lectures/order',
+    input: { params: BySection, body: z.strictObject({ lecture_ids: z.array(Id).max(1000) }) },
+    output: SectionSchema,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    handler: async (ctx, { params, body }) =>
+      presentSection(await reorderLectures(ctx.db, ctx.schoolId, params.section_id, body.lecture_ids)),
+  }),
+];

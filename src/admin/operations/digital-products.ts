@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import {
+  createDigitalProduct,
+  type DigitalProduct,
+  deleteDigitalProduct,
+  getDigitalProduct,
+  listDigitalProducts,
+  PRODUCT_STATUSES,
+  updateDigitalProduct,
+} from '../../domain/digital-products.ts';
+import { defineOperation } from '../define-operation.ts';
+import {
+  Amount,
+  Currency,
+  Id,
+  named,
+  PageQuery,
+  pageOf,
+  SearchQuery,
+  Timestamp,
+  toCamel,
+  toSnake,
+} from '../schemas.ts';
+
+const ProductSchema = named(
+  'DigitalProduct',
+  z.object({
+    id: Id,
+    title: z.string(),
+    description: z.string(),
+    price_amount: Amount,
+    currency: Currency,
+    file_id: Id.nullable().describe('A file of the school’s store (upload with `storage.upload`).'),
+    status: z.enum(PRODUCT_STATUSES),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A downloadable product.',
+);
+const present = (p: DigitalProduct) => toSnake(p) as z.output<typeof ProductSchema>;
+const fields = {
+  title: z.string().trim().min(1).max(200),
+  description: z.string().max(20_000),
+  price_amount: Amount,
+  currency: Currency,
+  file_id: Id.nullable(),
+  status: z.enum(PRODUCT_STATUSES),
+};
+const ById = z.strictObject({ digital_product_id: Id });
+const example = {
+  id: 'dpr_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  title: 'Workbook (PDF)',
+  description: 'Exercises for every chapter.',
+  price_amount: 1900,
+  currency: 'EUR',
+  file_id: 'fil_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  status: 'published',
+  created_at: '2026-03-01T09:00:00.000Z',
+  updated_at: '2026-03-01T09:00:00.000Z',
+};
+
+const get = defineOperation({
+  name: 'digital_products.get',
+  group: 'digital_products',
+  summary: 'Get a digital product',
+  scope: 'digital_products:read',
+  method: 'GET',
+  path: '/api/v1/digital-products/{digital_product_id}',
+  input: { params: ById },
+  output: ProductSchema,
+  etag: true,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  examples: { response: example },
+  handler: async (ctx, { params }) =>
+    present(await getDigitalProduct(ctx.db, ctx.schoolId, params.digital_product_id)),
+});
+
+/** The digital product operations. */
+export const digitalProductOperations = [
+  defineOperation({
+    name: 'digital_products.list',
+    group: 'digital_products',
+    summary: 'List digital products',
+    scope: 'digital_products:read',
+    method: 'GET',
+    path: '/api/v1/digital-products',
+    input: {
+      query: z.strictObject({
+        ...PageQuery,
+        status: z.enum(PRODUCT_STATUSES).optional(),
+        search: SearchQuery,
+      }),
+    },
+    output: pageOf(ProductSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { query }) => {
+      const page = await listDigitalProducts(
+        ctx.db,
+        ctx.schoolId,
+        { status: query.status, search: query.search },
+        query,
+      );
+      return { data: page.data.map(present), next_cursor: page.next_cursor };
+    },
+  }),
+  get,
+  defineOperation({
+    name: 'digital_products.create',
+    group: 'digital_products',
+    summary: 'Create a digital product',
+    description: 'The currency defaults to the school’s. Publishing needs a `file_id`.',
+    scope: 'digital_products:write',
+    method: 'POST',
+    path: '/api/v1/digital-products',
+    input: {
+      body: z.strictObject({
+        ...fields,
+        description: fields.description.optional(),
+        currency: fields.currency.optional(),
+        file_id: fields.file_id.optional(),
+        status: fields.status.optional(),
+      }),
+    },
+    output: ProductSchema,
+    status: 201,
+    etag: true,
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+    examples: {
+      request: { title: 'Workbook (PDF)', price_amount: 1900, currency: 'EUR' },
+      response: example,
+    },
+    handler: async (ctx, { body }) =>
+      present(await createDigitalProduct(ctx.db, ctx.schoolId, toCamel(body) as never)),
+  }),
+  defineOperation({
+    name: 'digital_products.update',
+    group: 'digital_products',
+    summary: 'Update a digital product',
+    scope: 'digital_products:write',
+    method: 'PATCH',
+    path: '/api/v1/digital-products/{digital_product_id}',
+    input: { params: ById, body: z.strictObject(fields).partial() },
+    output: ProductSchema,
+    etag: true,
+    current: get.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    handler: async (ctx, { params, body }) =>
+      present(await updateDigitalProduct(ctx.db, ctx.schoolId, params.digital_product_id, toCamel(body))),
+  }),
+  defineOperation({
+    name: 'digital_products.delete',
+    group: 'digital_products',
+    summary: 'Delete a digital product',
+    scope: 'digital_products:write',
+    method: 'DELETE',
+    path: '/api/v1/digital-products/{digital_product_id}',
+    input: { params: ById },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => deleteDigitalProduct(ctx.db, ctx.schoolId, params.digital_product_id),
+  }),
+];

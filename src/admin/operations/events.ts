@@ -1,0 +1,241 @@
+import { z } from 'zod';
+import {
+  cancelRegistration,
+  type EventRegistration,
+  getRegistration,
+  listEventRegistrations,
+} from '../../domain/event-registrations.ts';
+import {
+  createEvent,
+  deleteEvent,
+  EVENT_STATUSES,
+  EVENT_VISIBILITIES,
+  type Event,
+  getEvent,
+  listEvents,
+  updateEvent,
+} from '../../domain/events.ts';
+import { problems } from '../../errors/problem-error.ts';
+import { defineOperation } from '../define-operation.ts';
+import { HttpUrl, Id, named, PageQuery, pageOf, QueryBool, Timestamp, toCamel, toSnake } from '../schemas.ts';
+
+const EventSchema = named(
+  'Event',
+  z.object({
+    id: Id,
+    title: z.string(),
+    description: z.string(),
+    starts_at: Timestamp,
+    ends_at: Timestamp,
+    capacity: z.number().int().nullable().describe('Null: unlimited.'),
+    registered_count: z.number().int(),
+    spots_left: z.number().int().nullable(),
+    online_url: z.string().nullable(),
+    location: z.string().nullable(),
+    visibility: z.enum(EVENT_VISIBILITIES),
+    status: z.enum(EVENT_STATUSES),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A live event.',
+);
+const RegistrationSchema = named(
+  'EventRegistration',
+  z.object({
+    id: Id,
+    event_id: Id,
+    user_id: Id,
+    event: z.object({ id: Id, title: z.string(), starts_at: Timestamp, ends_at: Timestamp }),
+    user: z.object({ id: Id, name: z.string(), email: z.string() }),
+    status: z.enum(['registered', 'canceled', 'attended']),
+    registered_at: Timestamp,
+    canceled_at: Timestamp.nullable(),
+  }),
+  'A person’s seat at an event.',
+);
+const present = (e: Event) => toSnake(e) as z.output<typeof EventSchema>;
+const presentRegistration = (r: EventRegistration) =>
+  ({ ...toSnake(r), event: toSnake(r.event, []) }) as z.output<typeof RegistrationSchema>;
+
+const fields = {
+  title: z.string().trim().min(1).max(200),
+  description: z.string().max(20_000),
+  starts_at: Timestamp,
+  ends_at: Timestamp,
+  capacity: z.number().int().min(1).max(1_000_000).nullable(),
+  online_url: HttpUrl.nullable(),
+  location: z.string().max(500).nullable(),
+  visibility: z.enum(EVENT_VISIBILITIES),
+  status: z.enum(EVENT_STATUSES),
+};
+const ById = z.strictObject({ event_id: Id });
+const example = {
+  id: 'evt_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  title: 'Live Q&A',
+  description: 'Bring your paintings.',
+  starts_at: '2026-04-02T17:00:00.000Z',
+  ends_at: '2026-04-02T18:00:00.000Z',
+  capacity: 50,
+  registered_count: 12,
+  spots_left: 38,
+  online_url: 'https://meet.example/qa',
+  location: null,
+  visibility: 'members',
+  status: 'scheduled',
+  created_at: '2026-03-01T09:00:00.000Z',
+  updated_at: '2026-03-01T09:00:00.000Z',
+};
+
+const get = defineOperation({
+  name: 'events.get',
+  group: 'events',
+  summary: 'Get an event',
+  scope: 'events:read',
+  method: 'GET',
+  path: '/api/v1/events/{event_id}',
+  input: { params: ById },
+  output: EventSchema,
+  etag: true,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  examples: { response: example },
+  handler: async (ctx, { params }) => present(await getEvent(ctx.db, ctx.schoolId, params.event_id)),
+});
+
+/** Event operations and registrations. */
+export const eventOperations = [
+  defineOperation({
+    name: 'events.list',
+    group: 'events',
+    summary: 'List events',
+    description:
+      'Events by start time; `ends_after` (e.g. now, for upcoming) and `starts_before` bound the window.',
+    scope: 'events:read',
+    method: 'GET',
+    path: '/api/v1/events',
+    input: {
+      query: z.strictObject({
+        ...PageQuery,
+        ends_after: Timestamp.optional(),
+        starts_before: Timestamp.optional(),
+        status: z.enum(EVENT_STATUSES).optional(),
+        visibility: z.enum(EVENT_VISIBILITIES).optional(),
+      }),
+    },
+    output: pageOf(EventSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { query }) => {
+      const page = await listEvents(
+        ctx.db,
+        ctx.schoolId,
+        {
+          endsAfter: query.ends_after,
+          startsBefore: query.starts_before,
+          status: query.status,
+          visibility: query.visibility,
+        },
+        query,
+      );
+      return { data: page.data.map(present), next_cursor: page.next_cursor };
+    },
+  }),
+  get,
+  defineOperation({
+    name: 'events.create',
+    group: 'events',
+    summary: 'Create an event',
+    description: 'Give an `online_url`, a `location`, or both. `ends_at` must be after `starts_at`.',
+    scope: 'events:write',
+    method: 'POST',
+    path: '/api/v1/events',
+    input: {
+      body: z.strictObject({
+        ...fields,
+        description: fields.description.optional(),
+        capacity: fields.capacity.optional(),
+        online_url: fields.online_url.optional(),
+        location: fields.location.optional(),
+        visibility: fields.visibility.optional(),
+        status: fields.status.optional(),
+      }),
+    },
+    output: EventSchema,
+    status: 201,
+    etag: true,
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+    examples: {
+      request: {
+        title: 'Live Q&A',
+        starts_at: '2026-04-02T17:00:00Z',
+        ends_at: '2026-04-02T18:00:00Z',
+        capacity: 50,
+        online_url: 'https://meet.example/qa',
+      },
+      response: example,
+    },
+    handler: async (ctx, { body }) =>
+      present(await createEvent(ctx.db, ctx.schoolId, toCamel(body) as never)),
+  }),
+  defineOperation({
+    name: 'events.update',
+    group: 'events',
+    summary: 'Update an event',
+    description: 'Capacity cannot drop below the current registrations. Cancel with `status: canceled`.',
+    scope: 'events:write',
+    method: 'PATCH',
+    path: '/api/v1/events/{event_id}',
+    input: { params: ById, body: z.strictObject(fields).partial() },
+    output: EventSchema,
+    etag: true,
+    current: get.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    handler: async (ctx, { params, body }) =>
+      present(await updateEvent(ctx.db, ctx.schoolId, params.event_id, toCamel(body))),
+  }),
+  defineOperation({
+    name: 'events.delete',
+    group: 'events',
+    summary: 'Delete an event',
+    description: 'Deletes the event and its registrations; prefer `status: canceled` to tell registrants.',
+    scope: 'events:write',
+    method: 'DELETE',
+    path: '/api/v1/events/{event_id}',
+    input: { params: ById },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => deleteEvent(ctx.db, ctx.schoolId, params.event_id),
+  }),
+  defineOperation({
+    name: 'events.list_registrations',
+    group: 'events',
+    summary: 'List an event’s registrations',
+    scope: 'events:read',
+    method: 'GET',
+    path: '/api/v1/events/{event_id}/registrations',
+    input: { params: ById, query: z.strictObject({ ...PageQuery, active_only: QueryBool }) },
+    output: pageOf(RegistrationSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { params, query }) => {
+      const page = await listEventRegistrations(ctx.db, ctx.schoolId, params.event_id, query, {
+        activeOnly: query.active_only,
+      });
+      return { data: page.data.map(presentRegistration), next_cursor: page.next_cursor };
+    },
+  }),
+  defineOperation({
+    name: 'events.cancel_registration',
+    group: 'events',
+    summary: 'Cancel a registration',
+    description: 'Frees the seat. Canceling twice returns the canceled registration.',
+    scope: 'events:write',
+    method: 'POST',
+    path: '/api/v1/events/{event_id}/registrations/{registration_id}/cancel',
+    input: { params: z.strictObject({ event_id: Id, registration_id: Id }) },
+    output: RegistrationSchema,
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => {
+      const registration = await getRegistration(ctx.db, ctx.schoolId, params.registration_id);
+      if (registration.eventId !== params.event_id)
+        throw problems.notFound('No such registration for this event.');
+      return presentRegistration(await cancelRegistration(ctx.db, ctx.schoolId, params.registration_id));
+    },
+  }),
+];

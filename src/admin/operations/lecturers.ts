@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import {
+  createLecturer,
+  deleteLecturer,
+  getLecturer,
+  type Lecturer,
+  listLecturers,
+  updateLecturer,
+} from '../../domain/lecturers.ts';
+import { defineOperation } from '../define-operation.ts';
+import { HttpUrl, Id, named, PageQuery, pageOf, Timestamp, toCamel, toSnake } from '../schemas.ts';
+
+const LecturerSchema = named(
+  'Lecturer',
+  z.object({
+    id: Id,
+    user_id: Id.nullable().describe('The member account behind the profile, if any.'),
+    name: z.string(),
+    headline: z.string().nullable(),
+    bio: z.string().nullable(),
+    avatar_url: z.string().nullable(),
+    courses: z.array(z.object({ id: Id, title: z.string(), slug: z.string(), status: z.string() })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A lecturer’s profile and courses.',
+);
+const present = (l: Lecturer) => toSnake(l) as z.output<typeof LecturerSchema>;
+const fields = {
+  name: z.string().trim().min(1).max(200),
+  user_id: Id.nullable().describe('A member of the school; one profile per member.'),
+  headline: z.string().max(200).nullable(),
+  bio: z.string().max(20_000).nullable(),
+  avatar_url: HttpUrl.nullable(),
+};
+const ById = z.strictObject({ lecturer_id: Id });
+
+const get = defineOperation({
+  name: 'lecturers.get',
+  group: 'lecturers',
+  summary: 'Get a lecturer',
+  scope: 'lecturers:read',
+  method: 'GET',
+  path: '/api/v1/lecturers/{lecturer_id}',
+  input: { params: ById },
+  output: LecturerSchema,
+  etag: true,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  examples: {
+    response: {
+      id: 'lct_01jf3k6m2v8w9x0y1z2a3b4c5d',
+      user_id: null,
+      name: 'Mina Park',
+      headline: 'Painter and teacher',
+      bio: 'Twenty years of watercolour.',
+      avatar_url: null,
+      courses: [
+        {
+          id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d',
+          title: 'Intro to Watercolour',
+          slug: 'intro-to-watercolour',
+          status: 'published',
+        },
+      ],
+      created_at: '2026-03-01T09:00:00.000Z',
+      updated_at: '2026-03-01T09:00:00.000Z',
+    },
+  },
+  handler: async (ctx, { params }) => present(await getLecturer(ctx.db, ctx.schoolId, params.lecturer_id)),
+});
+
+/** Lecturer profile operations (assign them to courses with `courses.update`). */
+export const lecturerOperations = [
+  defineOperation({
+    name: 'lecturers.list',
+    group: 'lecturers',
+    summary: 'List lecturers',
+    scope: 'lecturers:read',
+    method: 'GET',
+    path: '/api/v1/lecturers',
+    input: { query: z.strictObject(PageQuery) },
+    output: pageOf(LecturerSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { query }) => {
+      const page = await listLecturers(ctx.db, ctx.schoolId, query);
+      return { data: page.data.map(present), next_cursor: page.next_cursor };
+    },
+  }),
+  get,
+  defineOperation({
+    name: 'lecturers.create',
+    group: 'lecturers',
+    summary: 'Create a lecturer profile',
+    description: 'Linking a member who already has a profile is a 409 `lecturer_exists`.',
+    scope: 'lecturers:write',
+    method: 'POST',
+    path: '/api/v1/lecturers',
+    input: {
+      body: z.strictObject({
+        name: fields.name,
+        user_id: fields.user_id.optional(),
+        headline: fields.headline.optional(),
+        bio: fields.bio.optional(),
+        avatar_url: fields.avatar_url.optional(),
+      }),
+    },
+    output: LecturerSchema,
+    status: 201,
+    etag: true,
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+    examples: { request: { name: 'Mina Park', headline: 'Painter and teacher' } },
+    handler: async (ctx, { body }) =>
+      present(await createLecturer(ctx.db, ctx.schoolId, toCamel(body) as never)),
+  }),
+  defineOperation({
+    name: 'lecturers.update',
+    group: 'lecturers',
+    summary: 'Update a lecturer profile',
+    scope: 'lecturers:write',
+    method: 'PATCH',
+    path: '/api/v1/lecturers/{lecturer_id}',
+    input: { params: ById, body: z.strictObject(fields).partial() },
+    output: LecturerSchema,
+    etag: true,
+    current: get.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    handler: async (ctx, { params, body }) =>
+      present(await updateLecturer(ctx.db, ctx.schoolId, params.lecturer_id, toCamel(body))),
+  }),
+  defineOperation({
+    name: 'lecturers.delete',
+    group: 'lecturers',
+    summary: 'Delete a lecturer profile',
+    description: 'Removes them from their courses; the member account stays.',
+    scope: 'lecturers:write',
+    method: 'DELETE',
+    path: '/api/v1/lecturers/{lecturer_id}',
+    input: { params: ById },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => deleteLecturer(ctx.db, ctx.schoolId, params.lecturer_id),
+  }),
+];

@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import {
+  createSitePage,
+  deleteSitePage,
+  getSitePage,
+  listSitePages,
+  type SitePage,
+  updateSitePage,
+} from '../../domain/pages.ts';
+import { defineOperation } from '../define-operation.ts';
+import {
+  HttpUrl,
+  Id,
+  named,
+  PageQuery,
+  pageOf,
+  QueryBool,
+  SearchQuery,
+  Slug,
+  Timestamp,
+  toCamel,
+  toSnake,
+} from '../schemas.ts';
+
+/** The content blocks a page is built from: structured, so no block can smuggle in HTML. */
+const Block = named(
+  'PageBlock',
+  z.discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('heading'),
+      text: z.string().min(1).max(300),
+      level: z.number().int().min(1).max(4).default(2),
+    }),
+    z.strictObject({ type: z.literal('text'), markdown: z.string().max(50_000) }),
+    z.strictObject({
+      type: z.literal('image'),
+      file_id: Id.nullable().default(null),
+      url: HttpUrl.nullable().default(null),
+      alt: z.string().max(500),
+    }),
+    z.strictObject({ type: z.literal('video'), url: HttpUrl, title: z.string().max(300).optional() }),
+    z.strictObject({ type: z.literal('button'), label: z.string().min(1).max(100), url: HttpUrl }),
+    z.strictObject({ type: z.literal('course_list'), course_ids: z.array(Id).max(50) }),
+  ]),
+  'One content block: heading, text (Markdown), image, video, button or course_list.',
+);
+
+const PageSchema = named(
+  'Page',
+  z.object({
+    id: Id,
+    slug: z.string(),
+    title: z.string(),
+    blocks: z.array(Block),
+    published: z.boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A site page.',
+);
+const present = (p: SitePage) => toSnake(p) as z.output<typeof PageSchema>;
+
+const fields = {
+  slug: Slug,
+  title: z.string().trim().min(1).max(200),
+  blocks: z.array(Block).max(200),
+  published: z.boolean(),
+};
+const ById = z.strictObject({ page_id: Id });
+const example = {
+  id: 'pag_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  slug: 'about',
+  title: 'About us',
+  blocks: [
+    { type: 'heading', text: 'Who we are', level: 2 },
+    { type: 'text', markdown: 'We teach **practical** skills.' },
+  ],
+  published: true,
+  created_at: '2026-03-01T09:00:00.000Z',
+  updated_at: '2026-03-01T09:00:00.000Z',
+};
+
+const get = defineOperation({
+  name: 'pages.get',
+  group: 'pages',
+  summary: 'Get a page',
+  scope: 'pages:read',
+  method: 'GET',
+  path: '/api/v1/pages/{page_id}',
+  input: { params: ById },
+  output: PageSchema,
+  etag: true,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  examples: { response: example },
+  handler: async (ctx, { params }) => present(await getSitePage(ctx.db, ctx.schoolId, params.page_id)),
+});
+
+/** The page operations. */
+export const pageOperations = [
+  defineOperation({
+    name: 'pages.list',
+    group: 'pages',
+    summary: 'List pages',
+    description: 'Pages oldest first; filter by `published` or a `search` on the title.',
+    scope: 'pages:read',
+    method: 'GET',
+    path: '/api/v1/pages',
+    input: { query: z.strictObject({ ...PageQuery, published: QueryBool, search: SearchQuery }) },
+    output: pageOf(PageSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { query }) => {
+      const page = await listSitePages(
+        ctx.db,
+        ctx.schoolId,
+        { published: query.published, search: query.search },
+        query,
+      );
+      return { data: page.data.map(present), next_cursor: page.next_cursor };
+    },
+  }),
+  get,
+  defineOperation({
+    name: 'pages.create',
+    group: 'pages',
+    summary: 'Create a page',
+    description: 'Slugs are unique per school (409 `slug_taken`).',
+    scope: 'pages:write',
+    method: 'POST',
+    path: '/api/v1/pages',
+    input: {
+      body: z.strictObject({
+        ...fields,
+        blocks: fields.blocks.optional(),
+        published: fields.published.optional(),
+      }),
+    },
+    output: PageSchema,
+    status: 201,
+    etag: true,
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+    examples: {
+      request: { slug: 'about', title: 'About us', blocks: example.blocks, published: true },
+      response: example,
+    },
+    handler: async (ctx, { body }) =>
+      present(await createSitePage(ctx.db, ctx.schoolId, toCamel(body) as never)),
+  }),
+  defineOperation({
+    name: 'pages.update',
+    group: 'pages',
+    summary: 'Update a page',
+    description: '`blocks` replaces the whole list.',
+    scope: 'pages:write',
+    method: 'PATCH',
+    path: '/api/v1/pages/{page_id}',
+    input: { params: ById, body: z.strictObject(fields).partial() },
+    output: PageSchema,
+    etag: true,
+    current: get.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    examples: { request: { published: false } },
+    handler: async (ctx, { params, body }) =>
+      present(await updateSitePage(ctx.db, ctx.schoolId, params.page_id, toCamel(body))),
+  }),
+  defineOperation({
+    name: 'pages.delete',
+    group: 'pages',
+    summary: 'Delete a page',
+    scope: 'pages:write',
+    method: 'DELETE',
+    path: '/api/v1/pages/{page_id}',
+    input: { params: ById },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => deleteSitePage(ctx.db, ctx.schoolId, params.page_id),
+  }),
+];

@@ -1,0 +1,234 @@
+import { z } from 'zod';
+import {
+  createMembershipPlan,
+  deleteMembershipPlan,
+  getMembershipPlan,
+  listMembershipPlans,
+  type MembershipPlan,
+  PLAN_INTERVALS,
+  PLAN_STATUSES,
+  updateMembershipPlan,
+} from '../../domain/membership-plans.ts';
+import {
+  cancelSubscription,
+  getSubscription,
+  listSubscriptions,
+  SUBSCRIPTION_STATUSES,
+  type Subscription,
+} from '../../domain/subscriptions.ts';
+import { defineOperation } from '../define-operation.ts';
+import { Amount, Currency, Id, named, PageQuery, pageOf, Timestamp, toCamel, toSnake } from '../schemas.ts';
+
+const PlanSchema = named(
+  'MembershipPlan',
+  z.object({
+    id: Id,
+    name: z.string(),
+    description: z.string(),
+    interval: z.enum(PLAN_INTERVALS),
+    price_amount: Amount.describe('Per interval, in minor units of `currency`.'),
+    currency: Currency,
+    status: z.enum(PLAN_STATUSES),
+    courses: z.array(z.object({ id: Id, title: z.string(), slug: z.string() })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A plan that unlocks a set of courses.',
+);
+const SubscriptionSchema = named(
+  'Subscription',
+  z.object({
+    id: Id,
+    user_id: Id,
+    user: z.object({ id: Id, name: z.string(), email: z.string() }),
+    plan_id: Id,
+    plan: z.object({
+      id: Id,
+      name: z.string(),
+      interval: z.string(),
+      price_amount: Amount,
+      currency: Currency,
+    }),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    current_period_end: Timestamp.nullable(),
+    cancel_at_period_end: z.boolean(),
+    canceled_at: Timestamp.nullable(),
+    trial_ends_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A member’s subscription to a plan.',
+);
+const presentPlan = (p: MembershipPlan) => toSnake(p) as z.output<typeof PlanSchema>;
+const presentSubscription = (s: Subscription) =>
+  ({ ...toSnake(s), plan: toSnake(s.plan, []) }) as z.output<typeof SubscriptionSchema>;
+
+const fields = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(20_000),
+  interval: z.enum(PLAN_INTERVALS),
+  price_amount: Amount,
+  currency: Currency,
+  status: z.enum(PLAN_STATUSES),
+  course_ids: z.array(Id).max(500).describe('Courses of this school the plan includes.'),
+};
+const ByPlan = z.strictObject({ membership_plan_id: Id });
+const BySubscription = z.strictObject({ subscription_id: Id });
+
+const getPlan = defineOperation({
+  name: 'membership_plans.get',
+  group: 'membership_plans',
+  summary: 'Get a membership plan',
+  scope: 'membership_plans:read',
+  method: 'GET',
+  path: '/api/v1/membership-plans/{membership_plan_id}',
+  input: { params: ByPlan },
+  output: PlanSchema,
+  etag: true,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  handler: async (ctx, { params }) =>
+    presentPlan(await getMembershipPlan(ctx.db, ctx.schoolId, params.membership_plan_id)),
+});
+
+/** Membership plan and subscription operations. */
+export const planSubscriptionOperations = [
+  defineOperation({
+    name: 'membership_plans.list',
+    group: 'membership_plans',
+    summary: 'List membership plans',
+    scope: 'membership_plans:read',
+    method: 'GET',
+    path: '/api/v1/membership-plans',
+    input: { query: z.strictObject({ ...PageQuery, status: z.enum(PLAN_STATUSES).optional() }) },
+    output: pageOf(PlanSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { query }) => {
+      const page = await listMembershipPlans(ctx.db, ctx.schoolId, { status: query.status }, query);
+      return { data: page.data.map(presentPlan), next_cursor: page.next_cursor };
+    },
+  }),
+  getPlan,
+  defineOperation({
+    name: 'membership_plans.create',
+    group: 'membership_plans',
+    summary: 'Create a membership plan',
+    description: 'The currency defaults to the school’s.',
+    scope: 'membership_plans:write',
+    method: 'POST',
+    path: '/api/v1/membership-plans',
+    input: {
+      body: z.strictObject({
+        ...fields,
+        description: fields.description.optional(),
+        currency: fields.currency.optional(),
+        status: fields.status.optional(),
+        course_ids: fields.course_ids.optional(),
+      }),
+    },
+    output: PlanSchema,
+    status: 201,
+    etag: true,
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+    examples: {
+      request: {
+        name: 'All access',
+        interval: 'month',
+        price_amount: 1900,
+        currency: 'EUR',
+        course_ids: ['crs_01jf3k6m2v8w9x0y1z2a3b4c5d'],
+      },
+    },
+    handler: async (ctx, { body }) =>
+      presentPlan(await createMembershipPlan(ctx.db, ctx.schoolId, toCamel(body) as never)),
+  }),
+  defineOperation({
+    name: 'membership_plans.update',
+    group: 'membership_plans',
+    summary: 'Update a membership plan',
+    description: '`course_ids` replaces the included courses.',
+    scope: 'membership_plans:write',
+    method: 'PATCH',
+    path: '/api/v1/membership-plans/{membership_plan_id}',
+    input: { params: ByPlan, body: z.strictObject(fields).partial() },
+    output: PlanSchema,
+    etag: true,
+    current: getPlan.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    handler: async (ctx, { params, body }) =>
+      presentPlan(await updateMembershipPlan(ctx.db, ctx.schoolId, params.membership_plan_id, toCamel(body))),
+  }),
+  defineOperation({
+    name: 'membership_plans.delete',
+    group: 'membership_plans',
+    summary: 'Delete a membership plan',
+    description: 'Archive it (`status: archived`) instead to keep existing subscriptions.',
+    scope: 'membership_plans:write',
+    method: 'DELETE',
+    path: '/api/v1/membership-plans/{membership_plan_id}',
+    input: { params: ByPlan },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => deleteMembershipPlan(ctx.db, ctx.schoolId, params.membership_plan_id),
+  }),
+  defineOperation({
+    name: 'subscriptions.list',
+    group: 'subscriptions',
+    summary: 'List subscriptions',
+    description: 'Oldest first; filter by `status`, `user_id` or `membership_plan_id`.',
+    scope: 'subscriptions:read',
+    method: 'GET',
+    path: '/api/v1/subscriptions',
+    input: {
+      query: z.strictObject({
+        ...PageQuery,
+        status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+        user_id: Id.optional(),
+        membership_plan_id: Id.optional(),
+      }),
+    },
+    output: pageOf(SubscriptionSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { query }) => {
+      const page = await listSubscriptions(
+        ctx.db,
+        ctx.schoolId,
+        { status: query.status, userId: query.user_id, planId: query.membership_plan_id },
+        query,
+      );
+      return { data: page.data.map(presentSubscription), next_cursor: page.next_cursor };
+    },
+  }),
+  defineOperation({
+    name: 'subscriptions.get',
+    group: 'subscriptions',
+    summary: 'Get a subscription',
+    scope: 'subscriptions:read',
+    method: 'GET',
+    path: '/api/v1/subscriptions/{subscription_id}',
+    input: { params: BySubscription },
+    output: SubscriptionSchema,
+    etag: true,
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { params }) =>
+      presentSubscription(await getSubscription(ctx.db, ctx.schoolId, params.subscription_id)),
+  }),
+  defineOperation({
+    name: 'subscriptions.cancel',
+    group: 'subscriptions',
+    summary: 'Cancel a subscription',
+    description:
+      '`at_period_end: true` lets it run until `current_period_end` without renewing; otherwise it ends now. Already canceled: 409 `already_canceled`; no future period end: 409 `no_period_end`.',
+    scope: 'subscriptions:write',
+    method: 'POST',
+    path: '/api/v1/subscriptions/{subscription_id}/cancel',
+    input: { params: BySubscription, body: z.strictObject({ at_period_end: z.boolean().default(false) }) },
+    output: SubscriptionSchema,
+    annotations: { readOnly: false, destructive: true, idempotent: false },
+    examples: { request: { at_period_end: true } },
+    handler: async (ctx, { params, body }) =>
+      presentSubscription(
+        await cancelSubscription(ctx.db, ctx.schoolId, params.subscription_id, {
+          atPeriodEnd: body.at_period_end,
+        }),
+      ),
+  }),
+];

@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { type Appearance, FONTS, getAppearance, updateAppearance } from '../../domain/appearance.ts';
+import {
+  getSchoolSettings,
+  type SchoolSettings,
+  updateSchoolSettings,
+} from '../../domain/school-settings.ts';
+import { BETA_FEATURES } from '../../domain/schools.ts';
+import type { OperationContext } from '../define-operation.ts';
+import { defineOperation } from '../define-operation.ts';
+import { Currency, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
+
+const SchoolSchema = named(
+  'School',
+  z.object({
+    id: Id,
+    name: z.string(),
+    subdomain: z.string(),
+    locale: z.string().describe('BCP 47 tag.'),
+    timezone: z.string().describe('IANA time zone.'),
+    currency: Currency.describe('Default currency of new products.'),
+    contact_email: z.string().nullable(),
+    beta_features: z.array(z.enum(BETA_FEATURES)),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'The school’s settings.',
+);
+
+const AppearanceSchema = named(
+  'Appearance',
+  z.object({
+    primary_color: z.string().describe('Hex colour, #rrggbb.'),
+    accent_color: z.string(),
+    font: z.enum(FONTS),
+    logo_file_id: Id.nullable(),
+    logo_url: z.string().nullable().describe('Where the logo file is read (admin storage route).'),
+    updated_at: Timestamp,
+  }),
+  'The school’s theme.',
+);
+
+const presentSchool = (s: SchoolSettings) => toSnake(s, []) as z.output<typeof SchoolSchema>;
+const presentAppearance = (ctx: OperationContext, a: Appearance) =>
+  ({
+    ...toSnake(a, []),
+    logo_url: a.logoFileId ? `${ctx.app.config.baseUrl}/api/v1/storage/files/${a.logoFileId}/content` : null,
+  }) as z.output<typeof AppearanceSchema>;
+
+const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1f4b99');
+
+const getSchool = defineOperation({
+  name: 'school.get',
+  group: 'school',
+  summary: 'Get the school’s settings',
+  scope: 'school:read',
+  method: 'GET',
+  path: '/api/v1/school',
+  input: {},
+  output: SchoolSchema,
+  etag: true,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  examples: {
+    response: {
+      id: 'sch_01jf3k6m2v8w9x0y1z2a3b4c5d',
+      name: 'Demo Academy',
+      subdomain: 'demo',
+      locale: 'en',
+      timezone: 'Europe/Berlin',
+      currency: 'EUR',
+      contact_email: 'hello@demo.example',
+      beta_features: ['mcp_connections'],
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-03-01T00:00:00.000Z',
+    },
+  },
+  handler: async (ctx) => presentSchool(await getSchoolSettings(ctx.db, ctx.schoolId)),
+});
+
+const getTheme = defineOperation({
+  name: 'appearance.get',
+  group: 'appearance',
+  summary: 'Get the theme',
+  scope: 'appearance:read',
+  method: 'GET',
+  path: '/api/v1/appearance',
+  input: {},
+  output: AppearanceSchema,
+  etag: true,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  handler: async (ctx) => presentAppearance(ctx, await getAppearance(ctx.db, ctx.schoolId)),
+});
+
+/** School settings and appearance operations. */
+export const schoolOperations = [
+  getSchool,
+  defineOperation({
+    name: 'school.update',
+    group: 'school',
+    summary: 'Update the school’s settings',
+    description:
+      'A subdomain in use by another school is a 409 `subdomain_taken`. `beta_features` replaces the whole list.',
+    scope: 'school:write',
+    method: 'PATCH',
+    path: '/api/v1/school',
+    input: {
+      body: z
+        .strictObject({
+          name: z.string().trim().min(1).max(120),
+          subdomain: z.string().min(1).max(63),
+          locale: z.string().min(2).max(35),
+          timezone: z.string().min(1).max(64),
+          currency: Currency,
+          contact_email: z.email().max(254).nullable(),
+          beta_features: z.array(z.enum(BETA_FEATURES)),
+        })
+        .partial(),
+    },
+    output: SchoolSchema,
+    etag: true,
+    current: getSchool.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    examples: { request: { timezone: 'Europe/Berlin', beta_features: ['mcp_connections'] } },
+    handler: async (ctx, { body }) =>
+      presentSchool(await updateSchoolSettings(ctx.db, ctx.schoolId, toCamel(body))),
+  }),
+  getTheme,
+  defineOperation({
+    name: 'appearance.update',
+    group: 'appearance',
+    summary: 'Update the theme',
+    description: 'Upload the logo first (`storage.upload`), then set its id as `logo_file_id`.',
+    scope: 'appearance:write',
+    method: 'PATCH',
+    path: '/api/v1/appearance',
+    input: {
+      body: z
+        .strictObject({
+          primary_color: Color,
+          accent_color: Color,
+          font: z.enum(FONTS),
+          logo_file_id: Id.nullable(),
+        })
+        .partial(),
+    },
+    output: AppearanceSchema,
+    etag: true,
+    current: getTheme.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    examples: { request: { primary_color: '#0b5fff', font: 'Inter' } },
+    handler: async (ctx, { body }) =>
+      presentAppearance(ctx, await updateAppearance(ctx.db, ctx.schoolId, toCamel(body))),
+  }),
+];

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import {
+  deleteStoredFile,
+  getStoredFile,
+  readStoredFile,
+  type StoredFile,
+  storeFile,
+} from '../../domain/storage.ts';
+import type { OperationContext } from '../define-operation.ts';
+import { defineOperation } from '../define-operation.ts';
+import { Id, named, Timestamp } from '../schemas.ts';
+
+const FileSchema = named(
+  'StoredFile',
+  z.object({
+    id: Id,
+    filename: z.string(),
+    content_type: z.string(),
+    size_bytes: z.number().int(),
+    sha256: z.string().describe('Hex SHA-256 of the bytes.'),
+    url: z.string().describe('Where the bytes are read back (operator token with `storage:write`).'),
+    created_at: Timestamp,
+  }),
+  'A file in the school’s file store.',
+);
+
+const present = (ctx: OperationContext, f: StoredFile): z.output<typeof FileSchema> => ({
+  id: f.id,
+  filename: f.filename,
+  content_type: f.contentType,
+  size_bytes: f.sizeBytes,
+  sha256: f.sha256,
+  url: `${ctx.app.config.baseUrl}/api/v1/storage/files/${f.id}/content`,
+  created_at: f.createdAt,
+});
+
+const ById = z.strictObject({ file_id: Id });
+
+/** The storage operations: upload, metadata, download, delete. */
+export const storageOperations = [
+  defineOperation({
+    name: 'storage.upload',
+    group: 'storage',
+    summary: 'Upload a file',
+    description:
+      'Send the bytes as the body with their own Content-Type (and `?filename=`), or as multipart/form-data with a `file` part. Accepted: PNG, JPEG, GIF, WebP, PDF, ZIP, EPUB, MP4, WebM, MP3, plain text, CSV, Markdown; the content must match the declared type (415 otherwise). Size limit: the deployment’s upload limit (413 above it).',
+    scope: 'storage:write',
+    method: 'POST',
+    path: '/api/v1/storage/files',
+    input: { query: z.strictObject({ filename: z.string().min(1).max(255).optional() }) },
+    binary: 'upload',
+    output: FileSchema,
+    status: 201,
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+    examples: {
+      response: {
+        id: 'fil_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        filename: 'logo.png',
+        content_type: 'image/png',
+        size_bytes: 18213,
+        sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        url: 'https://lectern.example/api/v1/storage/files/fil_01jf3k6m2v8w9x0y1z2a3b4c5d/content',
+        created_at: '2026-03-01T09:00:00.000Z',
+      },
+    },
+    handler: async (ctx, { raw }) => {
+      const { filesDir, uploadLimitBytes } = ctx.app.config;
+      return present(ctx, await storeFile(ctx.db, filesDir, uploadLimitBytes, ctx.schoolId, raw!));
+    },
+  }),
+  defineOperation({
+    name: 'storage.get',
+    group: 'storage',
+    summary: 'Get a file’s metadata',
+    scope: 'storage:write',
+    method: 'GET',
+    path: '/api/v1/storage/files/{file_id}',
+    input: { params: ById },
+    output: FileSchema,
+    etag: true,
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { params }) =>
+      present(ctx, await getStoredFile(ctx.db, ctx.schoolId, params.file_id)),
+  }),
+  defineOperation({
+    name: 'storage.download',
+    group: 'storage',
+    summary: 'Download a file',
+    description:
+      'The bytes with their stored type, as an attachment, sandboxed by CSP. Reading back uses the storage scope because the group has no read scope; public pages serve published files on their own routes.',
+    scope: 'storage:write',
+    method: 'GET',
+    path: '/api/v1/storage/files/{file_id}/content',
+    input: { params: ById },
+    output: z.any(),
+    binary: 'download',
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { params }) => {
+      const { file, bytes } = await readStoredFile(
+        ctx.db,
+        ctx.app.config.filesDir,
+        ctx.schoolId,
+        params.file_id,
+      );
+      return {
+        kind: 'binary' as const,
+        bytes,
+        headers: {
+          'Content-Type': file.contentType,
+          'Content-Length': String(bytes.length),
+          'Content-Disposition': `attachment; filename="${file.filename}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+          ETag: `"${file.sha256}"`,
+        },
+      };
+    },
+  }),
+  defineOperation({
+    name: 'storage.delete',
+    group: 'storage',
+    summary: 'Delete a file',
+    description: 'Whatever used it (logo, lecture, product) loses the reference.',
+    scope: 'storage:write',
+    method: 'DELETE',
+    path: '/api/v1/storage/files/{file_id}',
+    input: { params: ById },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) =>
+      deleteStoredFile(ctx.db, ctx.app.config.filesDir, ctx.schoolId, params.file_id),
+  }),
+];

@@ -1,0 +1,242 @@
+import { z } from 'zod';
+import {
+  ENROLLMENT_SOURCES,
+  ENROLLMENT_STATES,
+  type Enrollment,
+  enroll,
+  getEnrollment,
+  listEnrollments,
+  listLectureProgress,
+  setEnrollmentExpiry,
+  unenroll,
+} from '../../domain/enrollments.ts';
+import { findMembership } from '../../domain/memberships.ts';
+import { createUser, findUserByEmail } from '../../domain/users.ts';
+import { problems } from '../../errors/problem-error.ts';
+import { defineOperation, type OperationContext } from '../define-operation.ts';
+import { Id, named, PageQuery, pageOf, Timestamp, toSnake } from '../schemas.ts';
+
+const EnrollmentSchema = named(
+  'Enrollment',
+  z.object({
+    id: Id,
+    user_id: Id,
+    course_id: Id,
+    course: z.object({ id: Id, title: z.string(), slug: z.string() }),
+    user: z.object({ id: Id, name: z.string(), email: z.string() }),
+    enrolled_at: Timestamp,
+    expires_at: Timestamp.nullable().describe('Null: lifetime access.'),
+    lifetime: z.boolean(),
+    active: z.boolean().describe('False once `expires_at` has passed.'),
+    progress_percent: z.number().int().min(0).max(100),
+    completed_at: Timestamp.nullable(),
+    last_lecture_id: Id.nullable(),
+    last_position_seconds: z.number().int().nullable(),
+    last_watched_at: Timestamp.nullable(),
+    source: z.enum(ENROLLMENT_SOURCES),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  'A student’s access to a course and their progress.',
+);
+const ProgressSchema = named(
+  'EnrollmentProgress',
+  z.object({
+    enrollment: EnrollmentSchema,
+    lectures: z.array(
+      z.object({
+        lecture_id: Id,
+        position_seconds: z.number().int(),
+        completed: z.boolean(),
+        completed_at: Timestamp.nullable(),
+        updated_at: Timestamp,
+      }),
+    ),
+  }),
+  'An enrollment with per-lecture progress in curriculum order.',
+);
+const present = (e: Enrollment) => toSnake(e) as z.output<typeof EnrollmentSchema>;
+const ById = z.strictObject({ enrollment_id: Id });
+const example = {
+  id: 'enr_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  user_id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  course_id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  course: {
+    id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d',
+    title: 'Intro to Watercolour',
+    slug: 'intro-to-watercolour',
+  },
+  user: { id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d', name: 'Sam', email: 'sam@example.com' },
+  enrolled_at: '2026-03-01T09:00:00.000Z',
+  expires_at: null,
+  lifetime: true,
+  active: true,
+  progress_percent: 40,
+  completed_at: null,
+  last_lecture_id: 'lec_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  last_position_seconds: 312,
+  last_watched_at: '2026-03-04T18:20:00.000Z',
+  source: 'manual',
+  created_at: '2026-03-01T09:00:00.000Z',
+  updated_at: '2026-03-04T18:20:00.000Z',
+};
+
+// By user id the person must already belong to the school; by email they are found or created
+// (without a password) and become a student, as in every peer's "enroll by email".
+async function resolveStudent(
+  ctx: OperationContext,
+  body: { user_id?: string; email?: string; name?: string },
+): Promise<string> {
+  if (body.user_id) {
+    if (!(await findMembership(ctx.db, ctx.schoolId, body.user_id)))
+      throw problems.notFound('No such member at this school.');
+    return body.user_id;
+  }
+  const email = body.email!;
+  const user =
+    (await findUserByEmail(ctx.db, email)) ??
+    (await createUser(ctx.db, { email, name: body.name ?? email.split('@')[0], passwordHash: null }));
+  return user.id;
+}
+
+const get = defineOperation({
+  name: 'students.get_enrollment',
+  group: 'students',
+  summary: 'Get an enrollment',
+  scope: 'students:read',
+  method: 'GET',
+  path: '/api/v1/enrollments/{enrollment_id}',
+  input: { params: ById },
+  output: EnrollmentSchema,
+  etag: true,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  examples: { response: example },
+  handler: async (ctx, { params }) =>
+    present(await getEnrollment(ctx.db, ctx.schoolId, params.enrollment_id)),
+});
+
+/** Student operations: enrollments, access expiry, progress. */
+export const studentOperations = [
+  defineOperation({
+    name: 'students.list_enrollments',
+    group: 'students',
+    summary: 'List enrollments',
+    description:
+      'Enrollments oldest first; filter by `course_id`, `user_id` and `state` (`active`/`expired` by expiry, `completed`/`in_progress`/`not_started` by progress).',
+    scope: 'students:read',
+    method: 'GET',
+    path: '/api/v1/enrollments',
+    input: {
+      query: z.strictObject({
+        ...PageQuery,
+        course_id: Id.optional(),
+        user_id: Id.optional(),
+        state: z.enum(ENROLLMENT_STATES).optional(),
+      }),
+    },
+    output: pageOf(EnrollmentSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { query }) => {
+      const page = await listEnrollments(
+        ctx.db,
+        ctx.schoolId,
+        { courseId: query.course_id, userId: query.user_id, state: query.state },
+        query,
+      );
+      return { data: page.data.map(present), next_cursor: page.next_cursor };
+    },
+  }),
+  get,
+  defineOperation({
+    name: 'students.enroll',
+    group: 'students',
+    summary: 'Enroll a student in a course',
+    description:
+      'Give `user_id` (a member of the school) or `email` (found or invited as a student). `expires_at` null or omitted is lifetime access. Enrolling twice is a 409 `already_enrolled`.',
+    scope: 'students:write',
+    method: 'POST',
+    path: '/api/v1/enrollments',
+    input: {
+      body: z
+        .strictObject({
+          course_id: Id,
+          user_id: Id.optional(),
+          email: z.email().max(254).optional(),
+          name: z.string().trim().min(1).max(120).optional().describe('For a new person invited by email.'),
+          expires_at: Timestamp.nullable().optional(),
+        })
+        .refine((b) => (b.user_id === undefined) !== (b.email === undefined), {
+          message: 'give exactly one of user_id and email',
+          path: ['user_id'],
+        }),
+    },
+    output: EnrollmentSchema,
+    status: 201,
+    etag: true,
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+    examples: {
+      request: { course_id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d', email: 'sam@example.com', expires_at: null },
+      response: example,
+    },
+    handler: async (ctx, { body }) => {
+      const userId = await resolveStudent(ctx, body);
+      return present(
+        await enroll(ctx.db, ctx.schoolId, {
+          userId,
+          courseId: body.course_id,
+          expiresAt: body.expires_at ?? null,
+          source: 'manual',
+        }),
+      );
+    },
+  }),
+  defineOperation({
+    name: 'students.update_enrollment',
+    group: 'students',
+    summary: 'Set an enrollment’s expiry',
+    description: '`expires_at` a date ends access then; null gives lifetime access.',
+    scope: 'students:write',
+    method: 'PATCH',
+    path: '/api/v1/enrollments/{enrollment_id}',
+    input: { params: ById, body: z.strictObject({ expires_at: Timestamp.nullable() }) },
+    output: EnrollmentSchema,
+    etag: true,
+    current: get.handler as never,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    examples: { request: { expires_at: '2027-01-01T00:00:00Z' } },
+    handler: async (ctx, { params, body }) =>
+      present(await setEnrollmentExpiry(ctx.db, ctx.schoolId, params.enrollment_id, body.expires_at)),
+  }),
+  defineOperation({
+    name: 'students.unenroll',
+    group: 'students',
+    summary: 'Unenroll a student',
+    description: 'Removes access and the progress of this enrollment.',
+    scope: 'students:write',
+    method: 'DELETE',
+    path: '/api/v1/enrollments/{enrollment_id}',
+    input: { params: ById },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    handler: async (ctx, { params }) => unenroll(ctx.db, ctx.schoolId, params.enrollment_id),
+  }),
+  defineOperation({
+    name: 'students.get_progress',
+    group: 'students',
+    summary: 'Get a student’s progress in a course',
+    scope: 'students:read',
+    method: 'GET',
+    path: '/api/v1/enrollments/{enrollment_id}/progress',
+    input: { params: ById },
+    output: ProgressSchema,
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { params }) => {
+      const [enrollment, lectures] = await Promise.all([
+        getEnrollment(ctx.db, ctx.schoolId, params.enrollment_id),
+        listLectureProgress(ctx.db, ctx.schoolId, params.enrollment_id),
+      ]);
+      return { enrollment: present(enrollment), lectures: lectures.map((l) => toSnake(l, [])) } as z.output<
+        typeof ProgressSchema
+      >;
+    },
+  }),
+];

@@ -1,0 +1,168 @@
+import { type Context, Hono } from 'hono';
+import { ProblemError, problems } from '../errors/problem-error.ts';
+import type { AppContext, AppEnv } from '../http/context.ts';
+import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
+import { bearerVerifier, tokenRefusal } from '../resource/middleware.ts';
+import type { Principal } from '../resource/principal.ts';
+import { adminOperations } from './catalogue.ts';
+import type { AdminOperation, RawUpload } from './define-operation.ts';
+import { registerDocs } from './docs.ts';
+import {
+  checkIdempotencyKey,
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  type IdempotentRequest,
+  releaseIdempotencyKey,
+} from './idempotency.ts';
+import { authorizeOperation, entityTag, type InvokeResult, invokeOperation } from './invoke.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
+
+/** `/api/v1/courses/{course_id}` → Hono's `/api/v1/courses/:course_id`. */
+export function honoPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+async function authenticate(ctx: AppContext, c: Context): Promise<Principal> {
+  const result = await bearerVerifier(ctx).verify(c.req.header('authorization'));
+  if (result.ok) return result.principal;
+  const refusal = tokenRefusal(ctx.config.baseUrl, result, MCP_CHALLENGE_SCOPES);
+  throw new ProblemError(401, 'invalid_token', 'Unauthorized', {
+    detail: refusal.description,
+    headers: { 'WWW-Authenticate': refusal.challenge },
+  });
+}
+
+// JSON bodies only: a wrong media type is a 415, unparsable JSON a 400, an empty body `{}`.
+async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  if (!JSON_TYPE.test(c.req.header('content-type') ?? ''))
+    throw problems.unsupportedMediaType('application/json');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProblemError(400, 'malformed_json', 'Bad Request', {
+      detail: 'The request body is not valid JSON.',
+    });
+  }
+}
+
+// An upload is either multipart/form-data with a `file` part or the raw bytes with their type.
+async function uploadBody(c: Context): Promise<RawUpload> {
+  const type = c.req.header('content-type') ?? '';
+  if (/^multipart\/form-data/i.test(type)) {
+    const form = await c.req.parseBody();
+    const file = form.file;
+    if (!(file instanceof File))
+      throw problems.validation([{ field: 'body.file', message: 'must be a file part named "file"' }]);
+    return { bytes: new Uint8Array(await file.arrayBuffer()), contentType: file.type, filename: file.name };
+  }
+  if (!type) throw problems.unsupportedMediaType('the file’s own media type, or multipart/form-data');
+  return {
+    bytes: new Uint8Array(await c.req.arrayBuffer()),
+    contentType: type,
+    filename: c.req.query('filename') ?? 'upload',
+  };
+}
+
+function render(c: Context, result: InvokeResult, replayed = false): Response {
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+  if (replayed) headers['Idempotent-Replayed'] = 'true';
+  if (result.binary) {
+    return c.body(result.binary.bytes as Uint8Array<ArrayBuffer>, result.status as 200, {
+      ...headers,
+      ...result.binary.headers,
+    });
+  }
+  if (result.etag) headers.ETag = result.etag;
+  if (result.status === 204) return c.body(null, 204, headers);
+  return c.body(JSON.stringify(result.body), result.status as 200, {
+    ...headers,
+    'Content-Type': 'application/json',
+  });
+}
+
+function route(ctx: AppContext, op: AdminOperation) {
+  return async (c: Context) => {
+    const principal = await authenticate(ctx, c);
+    authorizeOperation(ctx.config.baseUrl, principal, op);
+    const query = c.req.query();
+    let body: unknown;
+    let raw: RawUpload | undefined;
+    if (op.binary === 'upload') raw = await uploadBody(c);
+    else if (op.input.body) body = await jsonBody(c);
+    const input = { params: c.req.param() as Record<string, string>, query, body, raw };
+    const run = () => invokeOperation(ctx, principal, op, input, { ifMatch: c.req.header('if-match') });
+
+    const key = c.req.header('idempotency-key');
+    if (op.method !== 'POST' || key === undefined) {
+      const result = await run();
+      const inm = c.req.header('if-none-match');
+      if (
+        op.method === 'GET' &&
+        result.etag &&
+        inm?.split(',').some((t) => t.trim().replace(/^W\//, '') === result.etag)
+      ) {
+        return c.body(null, 304, { ETag: result.etag, 'Cache-Control': 'no-store' });
+      }
+      return render(c, result);
+    }
+    checkIdempotencyKey(key);
+    const request: IdempotentRequest = {
+      schoolId: principal.schoolId,
+      clientId: principal.clientId,
+      key,
+      method: op.method,
+      path: c.req.path,
+      fingerprint: JSON.stringify([
+        query,
+        body ?? null,
+        raw ? entityTag(Buffer.from(raw.bytes).toString('base64')) : null,
+      ]),
+    };
+    const claim = await claimIdempotencyKey(ctx.db, request);
+    if (claim.kind === 'replay') {
+      const stored = claim.body === '' ? undefined : JSON.parse(claim.body);
+      return render(
+        c,
+        { status: claim.status, body: stored, etag: op.etag ? entityTag(stored) : undefined },
+        true,
+      );
+    }
+    try {
+      const result = await run();
+      await completeIdempotencyKey(
+        ctx.db,
+        request,
+        result.status,
+        result.body === undefined ? '' : JSON.stringify(result.body),
+      );
+      return render(c, result);
+    } catch (err) {
+      // Only a success is remembered: a failed request changed nothing, so its retry runs anew.
+      await releaseIdempotencyKey(ctx.db, request);
+      throw err;
+    }
+  };
+}
+
+/** The admin REST API (`/api/v1/…`), its OpenAPI document and its rendered reference. */
+export function createAdminApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  for (const op of adminOperations) {
+    app.on(op.method, honoPath(op.path), route(ctx, op));
+  }
+  let document: string | undefined;
+  app.get('/openapi.json', (c) => {
+    document ??= JSON.stringify(buildOpenApiDocument(ctx.config.baseUrl, adminOperations));
+    return c.body(document, 200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'public, max-age=300',
+      'Access-Control-Allow-Origin': '*',
+    });
+  });
+  registerDocs(app);
+  return app;
+}
