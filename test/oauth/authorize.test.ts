@@ -226,6 +226,31 @@ describe('GET/POST /oauth/authorize', () => {
       assert.equal(fields.get('scope'), 'openid account:read courses:read');
     });
 
+    it('member app: a user without a role at the app’s school is refused (access_denied)', async () => {
+      const { createUser } = await import('../../src/domain/users.ts');
+      const { hashPassword } = await import('../../src/crypto/passwords.ts');
+      const outsider = await createUser(t.runtime.db, {
+        email: 'outsider@example.com',
+        name: 'Out Sider',
+        passwordHash: await hashPassword('demo-password'),
+      });
+      await addRoles(t.runtime.db, otherSchool, outsider.id, ['student']);
+      const browser = new Browser(t);
+      assert.equal((await signIn(browser, 'outsider@example.com')).status, 303);
+      const { params } = await redirectError(
+        authorizeUrl({ scope: 'openid account:read', resource: B }, 'demo-member-app'),
+        browser,
+      );
+      assert.equal(params.error, 'access_denied');
+      assert.match(params.error_description, /no role at the school/);
+    });
+
+    it('over-long parameters are invalid_request, not a 5xx', async () => {
+      const { params } = await redirectError(authorizeUrl({ state: 's'.repeat(2000) }));
+      assert.equal(params.error, 'invalid_request');
+      assert.match(params.error_description, /state is too long/);
+    });
+
     it('member apps stop authorizing when the school turns the MCP connections beta off', async () => {
       const student = new Browser(t);
       await signIn(student, 'student@example.com');

@@ -111,6 +111,58 @@ describe('/login and /logout', () => {
     assert.equal(res.status, 200, 'the old session no longer signs anyone in');
   });
 
+  it('sessions end after their expiry (idle 12 h, absolute 7 days)', async () => {
+    const { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } = await import('../../src/oauth/sessions.ts');
+    assert.equal(SESSION_IDLE_SECONDS, 12 * 3600);
+    assert.equal(SESSION_ABSOLUTE_SECONDS, 7 * 24 * 3600);
+    const browser = new Browser(t);
+    await signIn(browser, 'student@example.com');
+    assert.equal((await browser.request('/login?return_to=/x')).status, 303, 'signed in');
+    const { sha256 } = await import('../../src/crypto/tokens.ts');
+    const idHash = sha256(browser.cookies.get(SESSION_COOKIE)!);
+    const row = await t.runtime.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id_hash', '=', idHash)
+      .executeTakeFirstOrThrow();
+    assert.equal(Date.parse(row.expires_at) - Date.parse(row.created_at), SESSION_IDLE_SECONDS * 1000);
+    // Idle for a day but within the absolute lifetime: sliding refreshes only on use, so it is over.
+    await t.runtime.db
+      .updateTable('sessions')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id_hash', '=', idHash)
+      .execute();
+    assert.equal((await browser.request('/login?return_to=/x')).status, 200, 'signed out by expiry');
+    assert.equal(
+      await t.runtime.db
+        .selectFrom('sessions')
+        .select('id_hash')
+        .where('id_hash', '=', idHash)
+        .executeTakeFirst(),
+      undefined,
+    );
+  });
+
+  it('sliding never passes the absolute lifetime', async () => {
+    const browser = new Browser(t);
+    await signIn(browser, 'student@example.com');
+    const { sha256 } = await import('../../src/crypto/tokens.ts');
+    const idHash = sha256(browser.cookies.get(SESSION_COOKIE)!);
+    const created = new Date(Date.now() - (7 * 24 * 3600 - 60) * 1000).toISOString();
+    await t.runtime.db
+      .updateTable('sessions')
+      .set({ created_at: created, last_seen_at: created })
+      .where('id_hash', '=', idHash)
+      .execute();
+    assert.equal((await browser.request('/login?return_to=/x')).status, 303);
+    const row = await t.runtime.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id_hash', '=', idHash)
+      .executeTakeFirstOrThrow();
+    assert.equal(Date.parse(row.expires_at), Date.parse(created) + 7 * 24 * 3600 * 1000);
+  });
+
   it('return_to is same-origin relative only (open-redirect defence)', async () => {
     for (const evil of [
       'https://evil.example/x',

@@ -475,6 +475,32 @@ describe('POST /api/oauth/token', () => {
       assertOAuthError(r.res, r.body, 400, 'invalid_grant', /expired/);
     });
 
+    it('a grant stops refreshing when the user loses the role it needs (product.md §2)', async () => {
+      const { findUserByEmail } = await import('../../src/domain/users.ts');
+      const { findSchoolBySubdomain } = await import('../../src/domain/schools.ts');
+      const { addRoles } = await import('../../src/domain/memberships.ts');
+      const lecturer = (await findUserByEmail(t.runtime.db, 'lecturer@example.com'))!.id;
+      const school = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
+      await addRoles(t.runtime.db, school, lecturer, ['admin']);
+      const first = await obtainTokens(t, {
+        clientId: loopback,
+        scopes: ['openid'],
+        user: 'lecturer@example.com',
+      });
+      await t.runtime.db
+        .updateTable('memberships')
+        .set({ roles: JSON.stringify(['lecturer']) })
+        .where('user_id', '=', lecturer)
+        .where('school_id', '=', school)
+        .execute();
+      const r = await exchange({
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: loopback,
+      });
+      assertOAuthError(r.res, r.body, 400, 'invalid_grant', /no longer has the role/);
+    });
+
     it('an access token is not a refresh token', async () => {
       const first = await obtainTokens(t, {
         clientId: loopback,

@@ -239,6 +239,25 @@ describe('UserInfo, revocation and introspection', () => {
       );
     });
 
+    it('duplicated parameters and wrong content types → invalid_request', async () => {
+      for (const path of ['/api/oauth/introspect', '/api/oauth/revoke']) {
+        const dup = await t.request(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `token=a&token=b&client_id=${client}`,
+        });
+        assert.equal(dup.status, 400, path);
+        assert.match((await dup.json()).error_description, /token was given more than once/);
+        const text = await t.request(path, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: 'token=a',
+        });
+        assert.equal(text.status, 400, path);
+        assert.equal((await text.json()).error, 'invalid_request');
+      }
+    });
+
     it('needs client authentication', async () => {
       const res = await form(t, '/api/oauth/introspect', { token: 'x' });
       assert.equal(res.status, 401);
