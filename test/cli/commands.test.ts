@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { verifyPassword } from '../../src/crypto/passwords.ts';
+import { findMembership } from '../../src/domain/memberships.ts';
+import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
+import { findUserByEmail } from '../../src/domain/users.ts';
+import { type Db, openDatabase } from '../../src/store/database.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { cliEnv, runLectern } from './run.ts';
+
+describe('lectern command line', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  let db: Db;
+  before(async () => {
+    database = await createTestDatabase();
+    env = cliEnv(database);
+    db = openDatabase(database.options);
+  });
+  after(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  it('migrate applies the migrations', async () => {
+    const r = await runLectern(['migrate'], env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'migrations applied\n');
+    const tables = await db.introspection.getTables();
+    assert.ok(tables.some((t) => t.name === 'courses'));
+  });
+
+  it('seed adds the demo data once', async () => {
+    const first = await runLectern(['seed'], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout, 'demo data created\n');
+    const second = await runLectern(['seed'], env);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.stdout, 'demo data already present\n');
+    assert.ok(await findSchoolBySubdomain(db, 'demo'));
+  });
+
+  it('users create makes a user with the role, the password read from stdin', async () => {
+    const r = await runLectern(
+      [
+        'users',
+        'create',
+        '--email',
+        'New.Admin@Example.com',
+        '--name',
+        'Nia Admin',
+        '--school',
+        'demo',
+        '--role',
+        'admin',
+      ],
+      env,
+      'a-long-password\n',
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { id: string; email: string };
+    assert.equal(out.email, 'new.admin@example.com');
+    const user = (await findUserByEmail(db, 'new.admin@example.com'))!;
+    assert.equal(user.id, out.id);
+    assert.equal(user.name, 'Nia Admin');
+    assert.equal(await verifyPassword(user.password_hash, 'a-long-password'), true);
+    const school = (await findSchoolBySubdomain(db, 'demo'))!;
+    assert.deepEqual((await findMembership(db, school.id, user.id))?.roles, ['admin']);
+  });
+
+  it('a taken email exits 65', async () => {
+    const r = await runLectern(
+      ['users', 'create', '--email', 'owner@example.com', '--name', 'X'],
+      env,
+      'password123',
+    );
+    assert.equal(r.code, 65);
+    assert.equal(r.stderr, 'lectern: A user with this email already exists.\n');
+  });
+
+  it('bad usage exits 64 with a message and the usage', async () => {
+    const cases: Array<[string[], string, string]> = [
+      [
+        [
+          'users',
+          'create',
+          '--email',
+          'x@example.com',
+          '--name',
+          'X',
+          '--school',
+          'demo',
+          '--role',
+          'wizard',
+        ],
+        'password123',
+        '--role must be one of owner, admin, lecturer, student',
+      ],
+      [
+        ['users', 'create', '--email', 'x@example.com'],
+        'password123',
+        'users create needs --email and --name',
+      ],
+      [
+        ['users', 'create', '--email', 'x@example.com', '--name', 'X', '--role', 'admin'],
+        'password123',
+        '--role needs --school',
+      ],
+      [
+        ['users', 'create', '--email', 'x@example.com', '--name', 'X'],
+        'short',
+        'the password (standard input) must be at least 8 characters',
+      ],
+      [
+        ['users', 'create', '--email', 'x@example.com', '--name', 'X', '--school', 'nowhere'],
+        'password123',
+        'no school with subdomain nowhere',
+      ],
+      [['frobnicate'], '', 'unknown command: frobnicate'],
+    ];
+    // Each spawn loads the whole app, so the cases run side by side.
+    const results = await Promise.all(cases.map(([args, stdin]) => runLectern(args, env, stdin)));
+    for (const [i, [args, , message]] of cases.entries()) {
+      const r = results[i];
+      assert.equal(r.code, 64, `${args.join(' ')}: ${r.stderr}`);
+      assert.ok(r.stderr.startsWith(`lectern: ${message}\n`), r.stderr);
+      assert.match(r.stderr, /usage: lectern \[command\]/);
+    }
+    assert.equal(await findUserByEmail(db, 'x@example.com'), undefined);
+  });
+
+  it('a bad configuration exits 78 with one line naming the variable', async () => {
+    const r = await runLectern(['migrate'], { ...env, PORT: 'abc' });
+    assert.equal(r.code, 78);
+    assert.equal(
+      r.stderr,
+      'lectern: configuration error: PORT: Invalid input: expected number, received NaN (got "abc")\n',
+    );
+  });
+
+  it('--help prints the usage', async () => {
+    const r = await runLectern(['--help'], env);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /^usage: lectern \[command\]/);
+  });
+});

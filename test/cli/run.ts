@@ -1,0 +1,48 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { TestDatabase } from '../support/database.ts';
+
+export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+/** A clean environment for a spawned `lectern`: only what it needs, on the test's database. */
+export function cliEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    SEED_DEMO: 'false',
+    LECTERN_SECRET: randomBytes(32).toString('base64url'),
+    FILES_DIR: `${database.dir}/files`,
+    ...database.env,
+    ...extra,
+  };
+}
+
+/** Spawns `node src/main.ts …` on this Node (24 under npm test). */
+export function spawnLectern(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [MAIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Runs a command to completion, feeding `stdin`, and collects its output. */
+export function runLectern(
+  args: string[],
+  env: Record<string, string>,
+  stdin = '',
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnLectern(args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin!.end(stdin);
+  });
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import http from 'node:http';
+import { describe, it } from 'node:test';
+import { Hono } from 'hono';
+import type { AppEnv } from '../../src/http/context.ts';
+import { listen } from '../../src/runtime.ts';
+import { createTestApp } from '../support/app.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { cliEnv, spawnLectern } from './run.ts';
+
+/** A fresh connection (no keep-alive pool): resolves with the status, rejects with the socket error. */
+function freshGet(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('graceful shutdown', () => {
+  it('in process: finishes the in-flight request, refuses new connections, then resolves', async () => {
+    const t = await createTestApp();
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      let started!: () => void;
+      const inFlight = new Promise<void>((r) => {
+        started = r;
+      });
+      const app = new Hono<AppEnv>();
+      app.get('/slow', async (c) => {
+        started();
+        await gate;
+        return c.json({ finished: true });
+      });
+      app.route('/', t.app);
+      const server = await listen(app, '127.0.0.1', 0);
+      assert.equal(await freshGet(`${server.url}/healthz`), 200);
+
+      const slow = fetch(`${server.url}/slow`);
+      await inFlight;
+      let stopped = false;
+      const stopping = server.shutdown().then(() => {
+        stopped = true;
+      });
+      await assert.rejects(freshGet(`${server.url}/healthz`), { code: 'ECONNREFUSED' });
+      assert.equal(stopped, false, 'shutdown waits for the in-flight request');
+      release();
+      const res = await slow;
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { finished: true });
+      await stopping;
+      assert.equal(stopped, true);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('as a process: SIGTERM after serving exits 0 and logs "stopped"', async () => {
+    const database = await createTestDatabase();
+    try {
+      const child = spawnLectern(['serve'], cliEnv(database, { PORT: '0' }));
+      const lines: Array<Record<string, unknown>> = [];
+      let stderr = '';
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+      });
+      let buffer = '';
+      const listening = new Promise<string>((resolve, reject) => {
+        child.stdout!.on('data', (d) => {
+          buffer += d;
+          let nl = buffer.indexOf('\n');
+          while (nl >= 0) {
+            const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
+            buffer = buffer.slice(nl + 1);
+            lines.push(line);
+            if (line.msg === 'lectern listening') resolve(String(line.url));
+            nl = buffer.indexOf('\n');
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${stderr}`)));
+      });
+      const url = await listening;
+      const health = await fetch(`${url}/healthz`);
+      assert.equal(health.status, 200);
+      assert.deepEqual(await health.json(), { status: 'ok' });
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code, signal] = await exited;
+      assert.equal(signal, null);
+      assert.equal(code, 0, stderr);
+      const messages = lines.map((l) => l.msg);
+      assert.ok(messages.includes('shutting down: finishing in-flight requests'));
+      assert.equal(messages.at(-1), 'stopped');
+      assert.equal(
+        lines.find((l) => l.msg === 'shutting down: finishing in-flight requests')?.signal,
+        'SIGTERM',
+      );
+    } finally {
+      await database.drop();
+    }
+  });
+});
