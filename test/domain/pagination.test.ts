@@ -6,6 +6,7 @@ import {
   countRows,
   decodeCursor,
   encodeCursor,
+  type Page,
   paginate,
   paginateConnection,
 } from '../../src/domain/pagination.ts';
@@ -67,7 +68,11 @@ describe('cursor pagination over time-sortable ids', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await paginate(query(), { limit: 7, cursor }, { table: 'courses', direction: 'desc' });
+      const page: Page<{ id: string; slug: string }> = await paginate(
+        query(),
+        { limit: 7, cursor },
+        { table: 'courses', direction: 'desc' },
+      );
       seen.push(...page.data.map((r) => r.id));
       cursor = page.next_cursor;
     } while (cursor);
@@ -78,7 +83,11 @@ describe('cursor pagination over time-sortable ids', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await paginate(query(), { limit: 4, cursor }, { table: 'courses', sortColumn: 'slug' });
+      const page: Page<{ id: string; slug: string }> = await paginate(
+        query(),
+        { limit: 4, cursor },
+        { table: 'courses', sortColumn: 'slug' },
+      );
       seen.push(...page.data.map((r) => r.slug));
       cursor = page.next_cursor;
     } while (cursor);
