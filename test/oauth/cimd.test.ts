@@ -14,15 +14,13 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { checkCimdUrl, configureCimdFetch, lastCimdRefusal } from '../../src/oauth/cimd.ts';
 import {
   CIMD_TIMEOUT_MS,
   CimdError,
   cacheSeconds,
-  checkCimdUrl,
-  configureCimdFetch,
   fetchMetadataDocument,
-  lastCimdRefusal,
-} from '../../src/oauth/cimd.ts';
+} from '../../src/oauth/cimd-fetch.ts';
 import { findClient, redirectUriMatches } from '../../src/oauth/clients.ts';
 import { isPublicAddress } from '../../src/oauth/ssrf.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
