@@ -1,0 +1,124 @@
+/**
+ * `/account`: the signed-in person's own page (product.md §8): who they are, their schools, and
+ * the apps they connected at each school, each revocable by them alone.
+ */
+import { Hono } from 'hono';
+import { html } from 'hono/html';
+import { listMembershipsOfUser } from '../../domain/memberships.ts';
+import { isOperator } from '../../domain/roles.ts';
+import type { AppContext, AppEnv } from '../../http/context.ts';
+import { type Connection, listUserConnections, revokeOwnConnection } from '../../oauth/connected-apps.ts';
+import { describeScope } from '../../oauth/scopes.ts';
+import type { Html } from '../layout.ts';
+import {
+  csrfField,
+  notice,
+  readForm,
+  requireViewer,
+  sendAreaPage,
+  topNav,
+  type Viewer,
+  when,
+} from './page-kit.ts';
+
+const DONE: Record<string, string> = {
+  revoked: 'The app was disconnected. Its tokens no longer work.',
+  'not-found': 'That connection no longer exists.',
+};
+
+interface SchoolSection {
+  readonly id: string;
+  readonly name: string;
+  readonly roles: readonly string[];
+  readonly connections: Connection[];
+}
+
+function connectionList(viewer: Viewer, connections: readonly Connection[]): Html {
+  if (connections.length === 0) return html`<p class="muted">No connected apps.</p>`;
+  return html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">App</th><th scope="col">It can</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
+<tbody>${connections.map(
+    (conn) => html`<tr>
+<td><strong>${conn.clientName}</strong></td>
+<td><ul class="scopes">${conn.scopes.map((s) => html`<li>${describeScope(s)}</li>`)}</ul></td>
+<td>${when(conn.createdAt)}</td>
+<td>${when(conn.lastUsedAt)}</td>
+<td><form class="inline" method="post" action="/account/connections/revoke">${csrfField(viewer)}
+<input type="hidden" name="grant" value="${conn.key}">
+<button class="danger small" type="submit" aria-label="Disconnect ${conn.clientName} at ${conn.schoolName}">Disconnect</button></form></td>
+</tr>`,
+  )}</tbody></table></div>`;
+}
+
+function accountPage(
+  viewer: Viewer,
+  sections: readonly SchoolSection[],
+  done: string | undefined,
+  operator: boolean,
+) {
+  return html`${topNav(viewer, [
+    { href: '/account', label: 'My account', current: true },
+    ...(operator ? [{ href: '/admin', label: 'Admin' }] : []),
+  ])}
+<h1>Your account</h1>
+${done && Object.hasOwn(DONE, done) ? notice('success', DONE[done]) : ''}
+<dl>
+<dt>Name</dt><dd id="account-name">${viewer.user.name}</dd>
+<dt>Email</dt><dd id="account-email">${viewer.user.email}</dd>
+</dl>
+<h2>Connected apps</h2>
+<p>Apps you allowed to act for you. Disconnecting one ends its access at once; you can connect it again later.</p>
+${
+  sections.length === 0
+    ? html`<p class="muted">You have no role at any school and no connected apps.</p>`
+    : sections.map(
+        (s) => html`<section aria-labelledby="school-${s.id}">
+<h3 id="school-${s.id}">${s.name}${s.roles.length > 0 ? html` <span class="muted">(${s.roles.join(', ')})</span>` : ''}</h3>
+${connectionList(viewer, s.connections)}
+</section>`,
+      )
+}`;
+}
+
+/** The account page and its revoke action. */
+export function createAccountPagesApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get('/account', async (c) => {
+    const viewer = await requireViewer(ctx, c, '/account');
+    if (viewer instanceof Response) return viewer;
+    const memberships = (await listMembershipsOfUser(ctx.db, viewer.user.id)).filter(
+      (m) => m.status === 'active',
+    );
+    const connections = await listUserConnections(ctx.db, viewer.user.id);
+    const sections: SchoolSection[] = memberships.map((m) => ({
+      id: m.schoolId,
+      name: m.schoolName,
+      roles: m.roles,
+      connections: connections.filter((conn) => conn.schoolId === m.schoolId),
+    }));
+    // Connections at a school the person has since left stay visible, so they can be revoked.
+    for (const conn of connections) {
+      let section = sections.find((s) => s.id === conn.schoolId);
+      if (!section) {
+        section = { id: conn.schoolId, name: conn.schoolName, roles: [], connections: [] };
+        sections.push(section);
+      }
+      if (!section.connections.includes(conn)) section.connections.push(conn);
+    }
+    const operator = memberships.some((m) => isOperator(m.roles));
+    return sendAreaPage(c, 200, 'Your account', accountPage(viewer, sections, c.req.query('done'), operator));
+  });
+
+  app.post('/account/connections/revoke', async (c) => {
+    const viewer = await requireViewer(ctx, c, '/account');
+    if (viewer instanceof Response) return viewer;
+    const form = await readForm(ctx, c, viewer);
+    if (form instanceof Response) return form;
+    // Only the viewer's own grants are found: someone else's grant id revokes nothing.
+    const revoked = await revokeOwnConnection(ctx.db, viewer.user.id, form.get('grant') ?? '');
+    return c.redirect(`/account?done=${revoked > 0 ? 'revoked' : 'not-found'}`, 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,178 @@
+/** Developers → OAuth applications: the member app pages (spec §5.2 item 5). */
+import { html } from 'hono/html';
+import {
+  MAX_REDIRECT_URIS,
+  MEMBER_APP_SCOPES,
+  type MemberApp,
+  type MemberAppErrors,
+} from '../../oauth/member-apps.ts';
+import { describeScope } from '../../oauth/scopes.ts';
+import { csrfField, notice, when } from '../account/page-kit.ts';
+import type { Html } from '../layout.ts';
+import { type Area, areaNav, areaPath } from './area.ts';
+import { doneNotice, scopeList } from './views.ts';
+
+const TYPE_LABEL = { none: 'Public', client_secret_post: 'Confidential' } as const;
+
+const appPath = (area: Area, app: Pick<MemberApp, 'clientId'>, rest = '') =>
+  areaPath(area.school.id, `/apps/${encodeURIComponent(app.clientId)}${rest}`);
+
+/** The list of the school's member apps. */
+export function appListPage(area: Area, apps: readonly MemberApp[], done: string | undefined): Html {
+  return html`${areaNav(area, 'apps')}
+<h1>${area.school.name} · OAuth applications</h1>
+${doneNotice(done)}
+<p>Member apps let students and staff of ${area.school.name} connect an app to their own account: their
+courses, progress, orders and event registrations. Give the app's developer its client ID; anyone with a
+role at ${area.school.name} can then authorize it.</p>
+<p><a href="${areaPath(area.school.id, '/apps/new')}">Create an app</a></p>
+${
+  apps.length === 0
+    ? html`<p class="muted">No member apps yet.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Type</th><th scope="col">Scopes</th><th scope="col">Created</th></tr></thead>
+<tbody>${apps.map(
+        (app) => html`<tr>
+<td><a href="${appPath(area, app)}">${app.name}</a></td>
+<td><code>${app.clientId}</code></td>
+<td>${TYPE_LABEL[app.authMethod]}</td>
+<td>${app.scopes.map((s) => html`<code>${s}</code> `)}</td>
+<td>${when(app.createdAt)}</td>
+</tr>`,
+      )}</tbody>
+</table></div>`
+}`;
+}
+
+/** Values a form shows again (after an error, or of the app being edited). */
+export interface AppFormValues {
+  readonly name: string;
+  readonly redirectUris: string;
+  readonly authMethod: string;
+  readonly scopes: readonly string[];
+}
+
+function describedBy(errors: MemberAppErrors, field: keyof MemberAppErrors, hint?: string) {
+  const ids = [hint, errors[field] ? `${field}-error` : undefined].filter(Boolean).join(' ');
+  return html`${ids ? html` aria-describedby="${ids}"` : ''}${errors[field] ? html` aria-invalid="true"` : ''}`;
+}
+
+function fieldError(errors: MemberAppErrors, field: keyof MemberAppErrors): Html | '' {
+  return errors[field] ? html`<p class="field-error" id="${field}-error">${errors[field]}</p>` : '';
+}
+
+/** The create / edit form; the client type is chosen at creation only. */
+export function appForm(
+  area: Area,
+  action: string,
+  values: AppFormValues,
+  errors: MemberAppErrors,
+  mode: 'create' | 'edit',
+): Html {
+  const typeChoice =
+    mode === 'create'
+      ? html`<fieldset${describedBy(errors, 'auth_method')}>
+<legend>Client type</legend>
+<label class="check"><input type="radio" name="auth_method" value="none"${values.authMethod !== 'client_secret_post' ? html` checked` : ''}>
+<span><strong>Public</strong>: runs on people's devices or in a browser and cannot keep a secret; uses PKCE only (token endpoint auth method <code>none</code>).</span></label>
+<label class="check"><input type="radio" name="auth_method" value="client_secret_post"${values.authMethod === 'client_secret_post' ? html` checked` : ''}>
+<span><strong>Confidential</strong>: runs on a server that keeps a client secret, sent with PKCE (<code>client_secret_post</code>).</span></label>
+${fieldError(errors, 'auth_method')}
+</fieldset>`
+      : '';
+  return html`<form method="post" action="${action}" novalidate>
+${csrfField(area.viewer)}
+<label for="name">Name</label>
+<input id="name" name="name" type="text" maxlength="80" required value="${values.name}"${describedBy(errors, 'name', 'name-hint')}>
+<p class="hint" id="name-hint">Shown to people on the consent page.</p>
+${fieldError(errors, 'name')}
+<label for="redirect_uris">Redirect URIs</label>
+<textarea id="redirect_uris" name="redirect_uris" rows="3" required spellcheck="false"${describedBy(errors, 'redirect_uris', 'redirect-hint')}>${values.redirectUris}</textarea>
+<p class="hint" id="redirect-hint">One per line, up to ${MAX_REDIRECT_URIS}. <code>https://</code> addresses match exactly; loopback
+addresses (<code>http://127.0.0.1/callback</code>, <code>http://[::1]/…</code>, <code>http://localhost/…</code>) match on any port. No <code>#fragment</code>.</p>
+${fieldError(errors, 'redirect_uris')}
+${typeChoice}
+<fieldset${describedBy(errors, 'scopes')}>
+<legend>Scopes the app may request</legend>
+${MEMBER_APP_SCOPES.map(
+  (
+    s,
+  ) => html`<label class="check"><input type="checkbox" name="scope" value="${s}"${values.scopes.includes(s) ? html` checked` : ''}>
+<span><code>${s}</code> · ${describeScope(s)}</span></label>`,
+)}
+${fieldError(errors, 'scopes')}
+</fieldset>
+<div class="actions start"><button class="primary" type="submit">${mode === 'create' ? 'Create app' : 'Save changes'}</button></div>
+</form>`;
+}
+
+/** The page with the create form. */
+export function newAppPage(area: Area, values: AppFormValues, errors: MemberAppErrors): Html {
+  const failed = Object.keys(errors).length > 0;
+  return html`${areaNav(area, 'apps')}
+<h1>Create an OAuth application</h1>
+${failed ? notice('error', 'The app was not created: correct the fields marked below.') : ''}
+${appForm(area, areaPath(area.school.id, '/apps'), values, errors, 'create')}`;
+}
+
+/** Shown once after creation or rotation: the client_id and the secret (the page is no-store). */
+export function secretPage(area: Area, app: MemberApp, secret: string | undefined, rotated: boolean): Html {
+  return html`${areaNav(area, 'apps')}
+<h1>${rotated ? 'New client secret' : `${app.name} is ready`}</h1>
+${notice('success', rotated ? 'The secret was replaced; the old one no longer works.' : 'The app was created.')}
+<p>Client ID</p>
+<code class="secret" id="client-id">${app.clientId}</code>
+${
+  secret
+    ? html`<p>Client secret</p>
+<code class="secret" id="client-secret">${secret}</code>
+${notice('warning', 'Copy the secret now and store it safely: it is shown only once. If it is lost, rotate it.')}`
+    : html`<p class="muted">A public app has no secret: it proves itself with PKCE.</p>`
+}
+<p><a href="${appPath(area, app)}">Continue to ${app.name}</a></p>`;
+}
+
+/** An app's page: its details, the edit form, secret rotation and the way to delete it. */
+export function appPage(
+  area: Area,
+  app: MemberApp,
+  form: { values: AppFormValues; errors: MemberAppErrors },
+  done: string | undefined,
+  revokedGrants = 0,
+): Html {
+  const failed = Object.keys(form.errors).length > 0;
+  return html`${areaNav(area, 'apps')}
+<h1>${app.name}</h1>
+${doneNotice(done)}
+${revokedGrants > 0 ? notice('warning', `${revokedGrants} connection(s) held a scope you removed and were revoked.`) : ''}
+${failed ? notice('error', 'The changes were not saved: correct the fields marked below.') : ''}
+<dl>
+<dt>Client ID</dt><dd><code id="client-id">${app.clientId}</code></dd>
+<dt>Type</dt><dd>${TYPE_LABEL[app.authMethod]} (<code>${app.authMethod}</code>)</dd>
+<dt>Scopes</dt><dd>${scopeList(app.scopes)}</dd>
+<dt>Created</dt><dd>${when(app.createdAt)}</dd>
+</dl>
+${
+  app.authMethod === 'client_secret_post'
+    ? html`<h2>Client secret</h2>
+<p>Last replaced: ${app.secretRotatedAt ? when(app.secretRotatedAt) : html`never (set at creation)`}.
+Rotating makes a new secret and stops the old one at once.</p>
+<form method="post" action="${appPath(area, app, '/rotate-secret')}">${csrfField(area.viewer)}
+<div class="actions start"><button class="secondary" type="submit">Rotate secret</button></div></form>`
+    : ''
+}
+<h2>Edit</h2>
+${appForm(area, appPath(area, app), form.values, form.errors, 'edit')}
+<h2>Delete</h2>
+<p>Deleting the app disconnects everyone who authorized it. <a href="${appPath(area, app, '/delete')}">Delete ${app.name}…</a></p>`;
+}
+
+/** Asks before deleting: what goes with the app. */
+export function deleteAppPage(area: Area, app: MemberApp, connections: number): Html {
+  return html`${areaNav(area, 'apps')}
+<h1>Delete ${app.name}?</h1>
+${notice('warning', html`This removes the app and revokes its ${connections} active ${connections === 1 ? 'connection' : 'connections'}: their tokens stop working at once. The client ID <code>${app.clientId}</code> can never be used again.`)}
+<form method="post" action="${appPath(area, app, '/delete')}">${csrfField(area.viewer)}
+<div class="actions start"><button class="danger" type="submit">Delete app</button>
+<a href="${appPath(area, app)}">Cancel</a></div></form>`;
+}

@@ -1,0 +1,102 @@
+/**
+ * The frame of the operator area: which schools the viewer operates, the guard that admits only
+ * a school's owners and admins, and the navigation with the school switcher.
+ */
+import type { Context } from 'hono';
+import { html } from 'hono/html';
+import { listMembershipsOfUser } from '../../domain/memberships.ts';
+import { isOperator } from '../../domain/roles.ts';
+import { betaFeatures, findSchoolById, type School } from '../../domain/schools.ts';
+import type { AppContext } from '../../http/context.ts';
+import { messagePage, type NavLink, topNav, type Viewer } from '../account/page-kit.ts';
+import type { Html } from '../layout.ts';
+
+/** A school the viewer may operate. */
+export interface OperatedSchool {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** The schools where the viewer is an active owner or admin (product.md §2), by name. */
+export async function operatedSchools(ctx: AppContext, viewer: Viewer): Promise<OperatedSchool[]> {
+  const memberships = await listMembershipsOfUser(ctx.db, viewer.user.id);
+  return memberships
+    .filter((m) => m.status === 'active' && isOperator(m.roles))
+    .map((m) => ({ id: m.schoolId, name: m.schoolName }));
+}
+
+/** The operator's view of one school. */
+export interface Area {
+  readonly viewer: Viewer;
+  readonly school: School;
+  readonly schools: readonly OperatedSchool[];
+  /** The MCP connections beta is on: the Developers section shows. */
+  readonly developers: boolean;
+}
+
+/**
+ * The school of the path if the viewer operates it, else the 403 page. Another school's id and
+ * an unknown id get the same answer, so the page does not reveal which schools exist.
+ */
+export async function requireOperator(
+  ctx: AppContext,
+  c: Context,
+  viewer: Viewer,
+  schoolId: string,
+): Promise<Area | Response> {
+  const schools = await operatedSchools(ctx, viewer);
+  const school = schools.some((s) => s.id === schoolId) ? await findSchoolById(ctx.db, schoolId) : undefined;
+  if (!school) return forbidden(c);
+  return { viewer, school, schools, developers: betaFeatures(school).includes('mcp_connections') };
+}
+
+/** The refusal shown to people who are not an owner or admin of the school. */
+export function forbidden(c: Context): Promise<Response> {
+  return messagePage(
+    c,
+    403,
+    'Not an operator',
+    'Only owners and admins of a school can open its admin area. Ask an owner of the school to give you the admin role.',
+  );
+}
+
+export type Section = 'settings' | 'apps' | 'connected';
+
+/** Path of a page of the area. */
+export function areaPath(schoolId: string, rest = ''): string {
+  return `/admin/${encodeURIComponent(schoolId)}${rest}`;
+}
+
+/** Navigation: the school's sections (Developers only while the beta is on) and the switcher. */
+export function areaNav(area: Area, current: Section): Html {
+  const links: NavLink[] = [
+    { href: areaPath(area.school.id), label: 'Settings', current: current === 'settings' },
+  ];
+  if (area.developers) {
+    links.push({
+      href: areaPath(area.school.id, '/apps'),
+      label: 'OAuth applications',
+      current: current === 'apps',
+    });
+  }
+  links.push(
+    {
+      href: areaPath(area.school.id, '/connected'),
+      label: 'Connected apps',
+      current: current === 'connected',
+    },
+    { href: '/account', label: 'My account' },
+  );
+  const switcher =
+    area.schools.length > 1
+      ? html`<form method="get" action="/admin" class="switcher">
+<label for="school-switch">School</label>
+<select id="school-switch" name="school">${area.schools.map(
+          (s) =>
+            html`<option value="${s.id}"${s.id === area.school.id ? html` selected` : ''}>${s.name}</option>`,
+        )}</select>
+<div class="actions"><button class="secondary small" type="submit">Switch school</button></div>
+</form>`
+      : '';
+  return html`${topNav(area.viewer, links)}${switcher}`;
+}

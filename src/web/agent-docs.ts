@@ -1,0 +1,153 @@
+/**
+ * `/auth.md` (spec §1: the authentication walkthrough) and `/llms.txt` (an index for agents).
+ * The walkthrough's prose lives in docs/auth.md; what the code decides (this deployment's
+ * BASE_URL, the scope catalogue, the vendors, lifetimes, CIMD hosts) is filled in here, so the
+ * document cannot drift from the server.
+ */
+import { readFileSync } from 'node:fs';
+import { Hono } from 'hono';
+import type { Config } from '../config.ts';
+import { ID_TOKEN_LIFETIME_SECONDS } from '../crypto/signing-keys.ts';
+import type { AppContext, AppEnv } from '../http/context.ts';
+import { CODE_LIFETIME_SECONDS } from '../oauth/codes.ts';
+import { ALL_SCOPES, describeScope, scopeAudience } from '../oauth/scopes.ts';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from '../oauth/tokens.ts';
+import { loadVendors } from '../oauth/vendors.ts';
+
+const TEMPLATE_URL = new URL('../../docs/auth.md', import.meta.url);
+
+/** A duration in words: "60 seconds", "1 hour", "30 days". */
+export function duration(seconds: number): string {
+  const units: [number, string][] = [
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    if (seconds >= size && seconds % size === 0) {
+      const n = seconds / size;
+      return `${n} ${name}${n === 1 ? '' : 's'}`;
+    }
+  }
+  return `${seconds} seconds`;
+}
+
+const AUDIENCE_LABEL = { both: 'both', member: 'member only', operator: 'operator' } as const;
+
+function scopeTable(): string {
+  const rows = ALL_SCOPES.map(
+    (s) => `| \`${s}\` | ${AUDIENCE_LABEL[scopeAudience(s)]} | ${describeScope(s)} |`,
+  );
+  return ['| Scope | Audience | Grants |', '| --- | --- | --- |', ...rows].join('\n');
+}
+
+function vendorParts(config: Config) {
+  const vendors = loadVendors(config);
+  const rows = vendors.map(
+    (v) =>
+      `| ${v.client_name} | \`${v.client_id}\` | ${[
+        ...v.redirect_uris,
+        ...v.redirect_uri_prefixes.map((p) => `${p}<id>`),
+      ]
+        .map((u) => `\`${u}\``)
+        .join(', ')} |`,
+  );
+  const table = ['| Platform | client_id | Redirect URIs |', '| --- | --- | --- |', ...rows].join('\n');
+  const example = vendors.find((v) => v.redirect_uris.length > 0);
+  return {
+    table: vendors.length > 0 ? table : 'No vendor integrations are configured on this deployment.',
+    name: example?.client_name ?? 'Example Platform',
+    id: example?.client_id ?? 'example-platform',
+    redirect: example?.redirect_uris[0] ?? 'https://platform.example/callback',
+  };
+}
+
+function cimdHosts(config: Config): string {
+  if (config.cimd.openRegistration) {
+    return 'Open registration is enabled on this deployment: documents on any public HTTPS host are accepted.';
+  }
+  if (config.cimd.allowedHosts.length === 0) {
+    return "The document host must be on this server's allowlist, and this deployment allows none at the moment: documents are refused until an operator adds hosts (`CIMD_ALLOWED_HOSTS`).";
+  }
+  const hosts = config.cimd.allowedHosts.map((h) => `\`${h}\``).join(', ');
+  return `The document host must be on this server's allowlist: ${hosts}. Any other host is rejected.`;
+}
+
+function lifetimeTable(): string {
+  return [
+    '| Credential | Lifetime |',
+    '| --- | --- |',
+    `| Authorization code | ${duration(CODE_LIFETIME_SECONDS)}, single use |`,
+    `| Access token | ${duration(ACCESS_TOKEN_LIFETIME_SECONDS)} (\`expires_in\` in the token response) |`,
+    `| Refresh token | ${duration(REFRESH_TOKEN_LIFETIME_SECONDS)}, replaced on every use |`,
+    `| id_token | ${duration(ID_TOKEN_LIFETIME_SECONDS)} |`,
+  ].join('\n');
+}
+
+/** The walkthrough for this deployment: every placeholder of docs/auth.md filled in. */
+export function renderAuthMarkdown(config: Config, template = readFileSync(TEMPLATE_URL, 'utf8')): string {
+  const vendor = vendorParts(config);
+  const values: Record<string, string> = {
+    '{{scope_table}}': scopeTable(),
+    '{{vendor_table}}': vendor.table,
+    '{{vendor_example_name}}': vendor.name,
+    '{{vendor_example_id}}': vendor.id,
+    '{{vendor_example_redirect}}': vendor.redirect,
+    '{{cimd_hosts}}': cimdHosts(config),
+    '{{lifetime_table}}': lifetimeTable(),
+    '{{code_lifetime}}': duration(CODE_LIFETIME_SECONDS),
+    '{{id_token_lifetime}}': duration(ID_TOKEN_LIFETIME_SECONDS),
+    '{{access_token_seconds}}': String(ACCESS_TOKEN_LIFETIME_SECONDS),
+    '{base_url_encoded}': encodeURIComponent(config.baseUrl),
+    '{base_url}': config.baseUrl,
+  };
+  let text = template;
+  for (const [placeholder, value] of Object.entries(values)) text = text.replaceAll(placeholder, value);
+  return text;
+}
+
+/** `/llms.txt` (llmstxt.org): where an agent finds what it needs to authenticate and call. */
+export function renderLlmsTxt(config: Config): string {
+  const b = config.baseUrl;
+  return `# Lectern
+
+> Online course schools on one origin, ${b}: an OAuth 2.0 / OpenID Connect authorization server (authorization code + PKCE S256), an admin REST API for school operators, an Account GraphQL API for members, and an MCP endpoint.
+
+Start with the authentication walkthrough: it says how to obtain a client_id, which scopes exist and which audience may use them. The agent-authentication extension (identity assertion, claim ceremony) is not supported.
+
+## Docs
+
+- [Authentication walkthrough](${b}/auth.md): discover, obtain a client_id, authorize, exchange, call, refresh, revoke; scopes, errors, id_token verification.
+- [Admin API (OpenAPI 3.1)](${b}/openapi.json): operator operations, each with its required scope.
+- [Account API schema (GraphQL SDL)](${b}/account/graphql/schema.graphql): a member's own data; POST ${b}/account/graphql.
+- [MCP endpoint](${b}/mcp): Streamable HTTP; anonymous public tools without a token, more with one.
+
+## Discovery
+
+- [Authorization-server metadata](${b}/.well-known/oauth-authorization-server)
+- [OpenID Connect discovery](${b}/.well-known/openid-configuration)
+- [Protected-resource metadata](${b}/.well-known/oauth-protected-resource)
+- [JSON Web Key Set](${b}/jwks.json)
+`;
+}
+
+/** GET /auth.md and GET /llms.txt, rendered once per app (the inputs are fixed at start). */
+export function createAgentDocsApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  let auth: string | undefined;
+  let llms: string | undefined;
+  const headers = (type: string) => ({
+    'Content-Type': `${type}; charset=utf-8`,
+    'Cache-Control': 'public, max-age=300',
+    'Access-Control-Allow-Origin': '*',
+  });
+  app.get('/auth.md', (c) => {
+    auth ??= renderAuthMarkdown(ctx.config);
+    return c.body(auth, 200, headers('text/markdown'));
+  });
+  app.get('/llms.txt', (c) => {
+    llms ??= renderLlmsTxt(ctx.config);
+    return c.body(llms, 200, headers('text/plain'));
+  });
+  return app;
+}
