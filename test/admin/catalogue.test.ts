@@ -1,0 +1,285 @@
+/**
+ * Generated from the operation catalogue: for every admin operation, the bearer and scope rules
+ * (RFC 6750 §3.1: 401 invalid_token, 403 insufficient_scope naming the scope), operator-only
+ * access, school isolation, and a successful call whose response matches the operation's schema.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { adminOperations } from '../../src/admin/catalogue.ts';
+import type { AdminOperation } from '../../src/admin/define-operation.ts';
+import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
+import { isoIn } from '../../src/store/time.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { issueTestToken } from '../support/tokens.ts';
+import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
+import { PNG, seedWorld, type World } from './world.ts';
+
+type Call = ReturnType<typeof api>;
+interface Recipe {
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+let n = 0;
+const uniq = () => `${Date.now().toString(36)}${++n}`;
+
+/** A valid request for every operation (creates use fresh values; deletes run last). */
+const RECIPES: Record<string, (w: World, call: Call) => Promise<Recipe> | Recipe> = {
+  'courses.list': () => ({ query: { status: 'published', limit: '5' } }),
+  'courses.get': () => ({}),
+  'courses.create': () => ({
+    body: { slug: `c-${uniq()}`, title: 'New course', price_amount: 100, currency: 'EUR' },
+  }),
+  'courses.update': () => ({ body: { description: 'Updated' } }),
+  'courses.delete': () => ({}),
+  'curriculum.get': () => ({}),
+  'curriculum.create_section': () => ({ body: { title: 'More' } }),
+  'curriculum.get_section': () => ({}),
+  'curriculum.update_section': () => ({ body: { title: 'Beginning' } }),
+  'curriculum.delete_section': () => ({}),
+  'curriculum.reorder_sections': async (w, call) => {
+    const cur = await call('GET', `/api/v1/courses/${w.course_id}/curriculum`);
+    return { body: { section_ids: cur.body.sections.map((s: { id: string }) => s.id).reverse() } };
+  },
+  'curriculum.create_lecture': () => ({
+    body: { title: 'Extra', type: 'text', body: 'Read me', position: 1 },
+  }),
+  'curriculum.get_lecture': () => ({}),
+  'curriculum.update_lecture': () => ({ body: { is_free_preview: true } }),
+  'curriculum.delete_lecture': () => ({}),
+  'curriculum.reorder_lectures': async (w, call) => {
+    const sec = await call('GET', `/api/v1/sections/${w.section_id}`);
+    return { body: { lecture_ids: sec.body.lectures.map((l: { id: string }) => l.id).reverse() } };
+  },
+  'students.list_enrollments': (w) => ({ query: { course_id: w.course_id } }),
+  'students.get_enrollment': () => ({}),
+  'students.enroll': (w) => ({ body: { course_id: w.course_id, email: `new-${uniq()}@example.com` } }),
+  'students.update_enrollment': () => ({ body: { expires_at: '2030-01-01T00:00:00Z' } }),
+  'students.unenroll': () => ({}),
+  'students.get_progress': () => ({}),
+  'members.list': () => ({ query: { role: 'admin' } }),
+  'members.get': () => ({}),
+  'members.invite': () => ({ body: { email: `inv-${uniq()}@example.com`, roles: ['lecturer'] } }),
+  'members.update': () => ({ body: { roles: ['admin', 'lecturer'] } }),
+  'members.remove': () => ({}),
+  'lecturers.list': () => ({}),
+  'lecturers.get': () => ({}),
+  'lecturers.create': () => ({ body: { name: 'Another lecturer' } }),
+  'lecturers.update': () => ({ body: { headline: 'Teacher' } }),
+  'lecturers.delete': () => ({}),
+  'orders.list': () => ({ query: { status: 'paid' } }),
+  'orders.get': () => ({}),
+  'coupons.list': () => ({ query: { active: 'true' } }),
+  'coupons.get': () => ({}),
+  'coupons.create': () => ({ body: { code: `X${uniq()}`, kind: 'fixed', amount_off: 500, currency: 'EUR' } }),
+  'coupons.update': () => ({ body: { max_redemptions: 5 } }),
+  'coupons.delete': () => ({}),
+  'events.list': () => ({}),
+  'events.get': () => ({}),
+  'events.create': () => ({
+    body: {
+      title: 'Meetup',
+      starts_at: '2030-01-01T10:00:00Z',
+      ends_at: '2030-01-01T11:00:00Z',
+      location: 'Berlin',
+    },
+  }),
+  'events.update': () => ({ body: { capacity: 20 } }),
+  'events.delete': () => ({}),
+  'events.list_registrations': () => ({}),
+  'events.cancel_registration': () => ({}),
+  'membership_plans.list': () => ({}),
+  'membership_plans.get': () => ({}),
+  'membership_plans.create': () => ({ body: { name: 'Yearly', interval: 'year', price_amount: 19000 } }),
+  'membership_plans.update': () => ({ body: { description: 'Everything' } }),
+  'membership_plans.delete': () => ({}),
+  'subscriptions.list': () => ({ query: { status: 'active' } }),
+  'subscriptions.get': () => ({}),
+  'subscriptions.cancel': () => ({ body: { at_period_end: true } }),
+  'digital_products.list': () => ({}),
+  'digital_products.get': () => ({}),
+  'digital_products.create': () => ({ body: { title: 'Poster', price_amount: 500 } }),
+  'digital_products.update': () => ({ body: { price_amount: 700 } }),
+  'digital_products.delete': () => ({}),
+  'posts.list': () => ({ query: { search: 'post' } }),
+  'posts.get': () => ({}),
+  'posts.create': () => ({ body: { title: 'News', slug: `n-${uniq()}` } }),
+  'posts.update': () => ({ body: { status: 'draft' } }),
+  'posts.delete': () => ({}),
+  'comments.list': (w) => ({ query: { course_id: w.course_id } }),
+  'comments.get': () => ({}),
+  'forms.list': () => ({}),
+  'forms.get': () => ({}),
+  'forms.list_submissions': () => ({ query: { email: 'sam' } }),
+  'forms.get_submission': () => ({}),
+  'pages.list': () => ({ query: { published: 'true' } }),
+  'pages.get': () => ({}),
+  'pages.create': () => ({
+    body: { slug: `p-${uniq()}`, title: 'Terms', blocks: [{ type: 'heading', text: 'Terms' }] },
+  }),
+  'pages.update': () => ({ body: { published: false } }),
+  'pages.delete': () => ({}),
+  'school.get': () => ({}),
+  'school.update': () => ({ body: { timezone: 'Europe/Berlin', locale: 'de-de' } }),
+  'appearance.get': () => ({}),
+  'appearance.update': (w) => ({ body: { primary_color: '#112233', logo_file_id: w.file_id } }),
+  'storage.upload': () => ({}),
+  'storage.get': () => ({}),
+  'storage.download': () => ({}),
+  'storage.delete': () => ({}),
+  'analytics.summary': () => ({ query: { from: isoIn(-86_400), to: isoIn(86_400) } }),
+  'analytics.revenue': () => ({ query: { from: '2026-01-01T00:00:00Z' } }),
+  'analytics.course_completion': () => ({}),
+};
+
+// Destructive operations run last, children before parents, so every other one finds its data.
+const LAST = [
+  'events.cancel_registration',
+  'subscriptions.cancel',
+  'students.unenroll',
+  'curriculum.delete_lecture',
+  'curriculum.delete_section',
+  'members.remove',
+  'coupons.delete',
+  'posts.delete',
+  'pages.delete',
+  'digital_products.delete',
+  'storage.delete',
+  'lecturers.delete',
+  'events.delete',
+  'membership_plans.delete',
+  'courses.delete',
+];
+const ordered = [
+  ...adminOperations.filter((op) => !LAST.includes(op.name)),
+  ...LAST.map((name) => adminOperations.find((op) => op.name === name)!),
+];
+
+function pathOf(op: AdminOperation, w: World): string {
+  return op.path.replace(/\{(\w+)\}/g, (_, p: string) => {
+    assert.ok(w[p], `the world has a ${p}`);
+    return w[p];
+  });
+}
+
+function withQuery(path: string, query?: Record<string, string>): string {
+  return query ? `${path}?${new URLSearchParams(query)}` : path;
+}
+
+describe('every catalogue operation', () => {
+  let t: TestApp;
+  let s: SchoolFixture;
+  let other: SchoolFixture;
+  let w: World;
+  let otherWorld: World;
+  let memberToken: string;
+  let studentOperatorToken: string;
+  let otherToken: string;
+  before(async () => {
+    t = await createTestApp();
+    s = await schoolFixture(t, 'Main');
+    other = await schoolFixture(t, 'Other');
+    w = await seedWorld(t, s, 'main');
+    otherWorld = await seedWorld(t, other, 'other');
+    memberToken = await s.token(OPERATOR_SCOPES, 'member');
+    studentOperatorToken = await s.token(OPERATOR_SCOPES, 'operator', w.studentUserId);
+    otherToken = await other.token();
+  });
+  after(() => t.close());
+
+  it('has a recipe for every operation, and every operation is reachable by exactly one scope', () => {
+    assert.deepEqual(
+      adminOperations.map((op) => op.name).filter((name) => !RECIPES[name]),
+      [],
+    );
+    assert.equal(new Set(adminOperations.map((op) => op.name)).size, adminOperations.length);
+  });
+
+  for (const op of ordered) {
+    it(`${op.name}: ${op.method} ${op.path} needs ${op.scope}`, async () => {
+      const path = pathOf(op, w);
+      const send = (token: string | undefined) =>
+        t.request(path, { method: op.method, headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+      // RFC 6750 §3.1: no token → 401 with a challenge pointing at the resource metadata (RFC 9728).
+      const none = await send(undefined);
+      assert.equal(none.status, 401);
+      assert.equal(none.headers.get('content-type'), 'application/problem+json');
+      assert.match(
+        none.headers.get('www-authenticate') ?? '',
+        /^Bearer resource_metadata="http:\/\/lectern\.test\/\.well-known\/oauth-protected-resource"/,
+      );
+      assert.equal((await none.json()).code, 'invalid_token');
+
+      // RFC 6750 §3.1: a valid token without the scope → 403 insufficient_scope naming it.
+      const writeOf = op.scope.replace(/:read$/, ':write');
+      const lacking = await s.token(OPERATOR_SCOPES.filter((x) => x !== op.scope && x !== writeOf));
+      const refused = await send(lacking);
+      assert.equal(refused.status, 403);
+      const challenge = refused.headers.get('www-authenticate') ?? '';
+      assert.match(challenge, /error="insufficient_scope"/);
+      assert.match(challenge, new RegExp(`scope="${op.scope}"`));
+      assert.equal((await refused.json()).code, 'insufficient_scope');
+
+      // Member-audience tokens and people who are no longer operators never reach the admin API.
+      const member = await send(memberToken);
+      assert.equal(member.status, 403);
+      assert.equal((await member.json()).code, 'operator_token_required');
+      const student = await send(studentOperatorToken);
+      assert.equal(student.status, 403);
+      assert.equal((await student.json()).code, 'not_an_operator');
+
+      const recipe = await RECIPES[op.name](w, api(t, await s.token()));
+
+      // Another school's operator, with every scope, never sees or changes this school's data.
+      if (op.input.params) {
+        const res = await t.request(withQuery(path, recipe.query), {
+          method: op.method,
+          headers: { authorization: `Bearer ${otherToken}`, 'content-type': 'application/json' },
+          body: recipe.body === undefined ? undefined : JSON.stringify(recipe.body),
+        });
+        assert.equal(res.status, 404, `${op.name} with another school's token`);
+      } else if (op.method === 'GET') {
+        const res = await api(t, otherToken)('GET', withQuery(path, recipe.query));
+        assert.equal(res.status, 200);
+        const text = JSON.stringify(res.body);
+        for (const id of Object.values(w)) assert.ok(!text.includes(id), `${op.name} leaks ${id}`);
+      }
+
+      // The exact scope (write implies read) is enough, and the response matches the schema.
+      const call = api(t, await s.token([op.scope]));
+      let res: Awaited<ReturnType<Call>>;
+      if (op.binary === 'upload') {
+        const r = await t.request(`${path}?filename=dot.png`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${await s.token([op.scope])}`, 'content-type': 'image/png' },
+          body: PNG,
+        });
+        res = { status: r.status, headers: r.headers, body: await r.json() };
+      } else if (op.binary === 'download') {
+        const r = await t.request(path, {
+          headers: { authorization: `Bearer ${await s.token([op.scope])}` },
+        });
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get('content-type'), 'image/png');
+        assert.deepEqual(Buffer.from(await r.arrayBuffer()), PNG);
+        return;
+      } else {
+        res = await call(op.method, withQuery(path, recipe.query), recipe.body);
+      }
+      const expected = op.status ?? (op.output ? 200 : 204);
+      assert.equal(res.status, expected, `${op.name}: ${JSON.stringify(res.body)}`);
+      if (expected === 204) {
+        assert.equal(res.body, undefined);
+        return;
+      }
+      const parsed = op.output!.safeParse(res.body);
+      assert.ok(parsed.success, `${op.name} response matches its schema: ${parsed.error?.message}`);
+      assert.deepEqual(parsed.data, res.body, `${op.name} sends no field outside its schema`);
+      if (op.etag) assert.match(res.headers.get('etag') ?? '', /^"[A-Za-z0-9_-]{27}"$/);
+      // Nothing of the other school ever appears in this school's answers either.
+      const text = JSON.stringify(res.body);
+      for (const id of Object.values(otherWorld)) assert.ok(!text.includes(id), `${op.name} leaks ${id}`);
+    });
+  }
+});

@@ -1,0 +1,179 @@
+import { newId } from '../../src/crypto/ids.ts';
+import { createCoupon } from '../../src/domain/coupons.ts';
+import { createCourse } from '../../src/domain/courses.ts';
+import { createLecture, createSection } from '../../src/domain/curriculum.ts';
+import { createDigitalProduct } from '../../src/domain/digital-products.ts';
+import { enroll } from '../../src/domain/enrollments.ts';
+import { registerForEvent } from '../../src/domain/event-registrations.ts';
+import { createEvent } from '../../src/domain/events.ts';
+import { createLecturer } from '../../src/domain/lecturers.ts';
+import { createMembershipPlan } from '../../src/domain/membership-plans.ts';
+import { findMembership } from '../../src/domain/memberships.ts';
+import { recordOrder } from '../../src/domain/orders.ts';
+import { createSitePage } from '../../src/domain/pages.ts';
+import { createPost } from '../../src/domain/posts.ts';
+import { storeFile } from '../../src/domain/storage.ts';
+import { createSubscription } from '../../src/domain/subscriptions.ts';
+import { isoIn, isoNow } from '../../src/store/time.ts';
+import type { TestApp } from '../support/app.ts';
+import type { SchoolFixture } from './fixtures.ts';
+
+/** A 1×1 PNG. */
+export const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
+
+/** Ids of one of everything at a school, keyed by the path parameter that names them. */
+export type World = Record<string, string> & { studentUserId: string };
+
+/** Seeds one of every admin resource at the school through the domain modules. */
+export async function seedWorld(t: TestApp, s: SchoolFixture, tag = 'w'): Promise<World> {
+  const db = t.runtime.db;
+  const studentUserId = await s.person(['student']);
+  const adminUserId = await s.person(['admin']);
+  const lecturer = await createLecturer(db, s.schoolId, { name: `Lecturer ${tag}` });
+  const course = await createCourse(db, s.schoolId, {
+    slug: `course-${tag}`,
+    title: `Course ${tag}`,
+    priceAmount: 4900,
+    currency: 'EUR',
+    lecturerIds: [lecturer.id],
+    status: 'published',
+  });
+  const section = await createSection(db, s.schoolId, course.id, { title: 'Start' });
+  const lecture = await createLecture(db, s.schoolId, section.id, {
+    title: 'Welcome',
+    type: 'text',
+    body: 'Hi',
+  });
+  await createLecture(db, s.schoolId, section.id, { title: 'Second', type: 'video', durationSeconds: 60 });
+  const enrollment = await enroll(db, s.schoolId, { userId: studentUserId, courseId: course.id });
+  const coupon = await createCoupon(db, s.schoolId, {
+    code: `C${tag}`.toUpperCase(),
+    kind: 'percent',
+    percentOff: 10,
+  });
+  const order = await recordOrder(db, s.schoolId, {
+    userId: studentUserId,
+    currency: 'EUR',
+    items: [{ productType: 'course', productId: course.id, title: course.title, unitAmount: 4900 }],
+    couponId: coupon.id,
+    discountAmount: 490,
+  });
+  const event = await createEvent(db, s.schoolId, {
+    title: `Event ${tag}`,
+    startsAt: isoIn(86_400),
+    endsAt: isoIn(90_000),
+    capacity: 10,
+    onlineUrl: 'https://meet.example/x',
+  });
+  const { registration } = await registerForEvent(db, s.schoolId, event.id, studentUserId);
+  const plan = await createMembershipPlan(db, s.schoolId, {
+    name: `Plan ${tag}`,
+    interval: 'month',
+    priceAmount: 1900,
+    currency: 'EUR',
+    courseIds: [course.id],
+  });
+  const subscription = await createSubscription(db, s.schoolId, {
+    userId: studentUserId,
+    planId: plan.id,
+    currentPeriodEnd: isoIn(20 * 86_400),
+  });
+  const file = await storeFile(db, t.config.filesDir, t.config.uploadLimitBytes, s.schoolId, {
+    bytes: PNG,
+    contentType: 'image/png',
+    filename: 'dot.png',
+  });
+  const product = await createDigitalProduct(db, s.schoolId, {
+    title: `Workbook ${tag}`,
+    priceAmount: 900,
+    fileId: file.id,
+    status: 'published',
+  });
+  const post = await createPost(db, s.schoolId, {
+    title: `Post ${tag}`,
+    slug: `post-${tag}`,
+    body: 'Hello',
+    status: 'published',
+    authorUserId: s.ownerId,
+  });
+  const page = await createSitePage(db, s.schoolId, {
+    slug: `page-${tag}`,
+    title: `Page ${tag}`,
+    blocks: [{ type: 'text', markdown: 'x' }],
+    published: true,
+  });
+  const now = isoNow();
+  const commentId = newId('cmt');
+  await db
+    .insertInto('comments')
+    .values({
+      id: commentId,
+      school_id: s.schoolId,
+      author_user_id: studentUserId,
+      target_type: 'lecture',
+      target_id: lecture.id,
+      body: 'Great lecture',
+      created_at: now,
+    })
+    .execute();
+  const formId = newId('frm');
+  await db
+    .insertInto('forms')
+    .values({
+      id: formId,
+      school_id: s.schoolId,
+      title: `Form ${tag}`,
+      fields: JSON.stringify([{ name: 'question', label: 'Question', type: 'text' }]),
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  const submissionId = newId('sub');
+  await db
+    .insertInto('form_submissions')
+    .values({
+      id: submissionId,
+      school_id: s.schoolId,
+      form_id: formId,
+      email: 'sam@example.com',
+      data: JSON.stringify({ question: 'When?' }),
+      submitted_at: now,
+    })
+    .execute();
+  await db
+    .insertInto('lecture_progress')
+    .values({
+      enrollment_id: enrollment.id,
+      lecture_id: lecture.id,
+      position_seconds: 30,
+      completed_at: now,
+      updated_at: now,
+    })
+    .execute();
+  const adminMembership = await findMembership(db, s.schoolId, adminUserId);
+  return {
+    studentUserId,
+    course_id: course.id,
+    section_id: section.id,
+    lecture_id: lecture.id,
+    enrollment_id: enrollment.id,
+    member_id: adminMembership!.id,
+    lecturer_id: lecturer.id,
+    order_id: order.id,
+    coupon_id: coupon.id,
+    event_id: event.id,
+    registration_id: registration.id,
+    membership_plan_id: plan.id,
+    subscription_id: subscription.id,
+    digital_product_id: product.id,
+    post_id: post.id,
+    comment_id: commentId,
+    form_id: formId,
+    submission_id: submissionId,
+    page_id: page.id,
+    file_id: file.id,
+  };
+}
