@@ -14,7 +14,11 @@ import { createUserInfoApp } from './userinfo.ts';
  */
 export function createOAuthFlowApp(ctx: AppContext, options: { throttle?: Throttle } = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const throttle = options.throttle ?? createThrottle(ctx.config.redisUrl);
+  const throttle =
+    options.throttle ??
+    createThrottle(ctx.config.redisUrl, (err) =>
+      ctx.logger.warn({ err }, 'login throttle store unavailable'),
+    );
   app.route('/', createLoginApp(ctx, throttle));
   app.route('/', createAuthorizeApp(ctx));
   app.route('/', createTokenApp(ctx));

@@ -65,8 +65,14 @@ export function createMemoryThrottle(clock: () => number = Date.now): Throttle {
 }
 
 /** Sliding windows in Redis sorted sets (member = unique id, score = time in ms). */
-export function createRedisThrottle(url: string, clock: () => number = Date.now): Throttle {
-  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableAutoPipelining: true });
+export function createRedisThrottle(
+  url: string,
+  clock: () => number = Date.now,
+  onError: (err: unknown) => void = () => {},
+): Throttle {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
+  // Without a listener ioredis reports connection errors as unhandled 'error' events.
+  redis.on('error', onError);
   return {
     async retryAfter(rules) {
       const now = clock();
@@ -101,7 +107,28 @@ export function createRedisThrottle(url: string, clock: () => number = Date.now)
   };
 }
 
-/** Redis when a URL is configured (several instances), else in process. */
-export function createThrottle(redisUrl: string | undefined): Throttle {
-  return redisUrl ? createRedisThrottle(redisUrl) : createMemoryThrottle();
+/**
+ * Redis when a URL is configured (several instances), else in process. A Redis outage must not
+ * lock everybody out: its errors are reported and the request is let through (fail open).
+ */
+export function createThrottle(
+  redisUrl: string | undefined,
+  onError: (err: unknown) => void = () => {},
+): Throttle {
+  if (!redisUrl) return createMemoryThrottle();
+  const inner = createRedisThrottle(redisUrl, Date.now, onError);
+  const guard = async <T>(fallback: T, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      onError(err);
+      return fallback;
+    }
+  };
+  return {
+    retryAfter: (rules) => guard(0, () => inner.retryAfter(rules)),
+    recordFailure: (rules) => guard(undefined, () => inner.recordFailure(rules)),
+    reset: (key) => guard(undefined, () => inner.reset(key)),
+    close: () => inner.close(),
+  };
 }

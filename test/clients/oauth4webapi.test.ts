@@ -45,7 +45,13 @@ describe('oauth4webapi end to end', () => {
           code_challenge_method: 'S256',
           ...(s.resource ? { resource: s.resource } : {}),
         }).toString();
-        const { location } = await authorizeInBrowser(new Browser(t), url.href, { user: s.user });
+        const { location, consentPage } = await authorizeInBrowser(new Browser(t), url.href, {
+          user: s.user,
+        });
+        // product.md §8: the consent page warns visibly for unreviewed CIMD and loopback clients.
+        const warning = /Lectern has not reviewed this app|Check that you started this app yourself/;
+        if (s.kind === 'cimd' || s.kind === 'loopback') assert.match(consentPage!, warning);
+        else assert.doesNotMatch(consentPage!, warning);
         assert.equal(location.href.split('?')[0], s.redirectUri);
 
         // RFC 9207: validateAuthResponse refuses a response without the right iss.

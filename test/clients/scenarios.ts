@@ -8,6 +8,7 @@ import { CIMD_HOST, type CimdSite, startCimdSite } from './cimd-server.ts';
 /** One kind of client of product.md §3, as a real client library would be configured. */
 export interface ClientScenario {
   readonly name: string;
+  readonly kind: 'loopback' | 'member' | 'vendor' | 'cimd';
   readonly clientId: string;
   readonly clientSecret?: string;
   readonly redirectUri: string;
@@ -55,6 +56,7 @@ export async function createClientWorld(): Promise<ClientWorld> {
     const scenarios: ClientScenario[] = [
       {
         name: 'loopback operator client (public)',
+        kind: 'loopback',
         clientId: publicLoopback.client_id,
         redirectUri: 'http://127.0.0.1:49152/callback',
         scopes: 'openid profile email courses:read',
@@ -62,6 +64,7 @@ export async function createClientWorld(): Promise<ClientWorld> {
       },
       {
         name: 'confidential loopback client (client_secret_post)',
+        kind: 'loopback',
         clientId: confidential.client_id,
         clientSecret: confidential.client_secret,
         redirectUri: 'http://127.0.0.1:50000/callback',
@@ -71,6 +74,7 @@ export async function createClientWorld(): Promise<ClientWorld> {
       },
       {
         name: 'demo member app (resource required)',
+        kind: 'member',
         clientId: 'demo-member-app',
         redirectUri: 'http://127.0.0.1:51000/callback',
         scopes: 'openid profile email account:read',
@@ -80,6 +84,7 @@ export async function createClientWorld(): Promise<ClientWorld> {
       },
       {
         name: 'vendor client (Claude)',
+        kind: 'vendor',
         clientId: claudeId,
         redirectUri: 'https://claude.ai/api/mcp/auth_callback',
         scopes: 'openid profile students:read',
@@ -88,6 +93,7 @@ export async function createClientWorld(): Promise<ClientWorld> {
       },
       {
         name: 'CIMD client (unreviewed: read and identity scopes)',
+        kind: 'cimd',
         clientId: site.clientId,
         redirectUri: site.redirectUri,
         scopes: 'openid email courses:read analytics:read',

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createMemoryThrottle, createRedisThrottle, type Throttle } from '../../src/oauth/throttle.ts';
+import {
+  createMemoryThrottle,
+  createRedisThrottle,
+  createThrottle,
+  type Throttle,
+} from '../../src/oauth/throttle.ts';
 
 const REDIS_URL = process.env.REDIS_URL_TEST ?? 'redis://127.0.0.1:6379';
 
@@ -80,3 +85,18 @@ const redisMissing = async () => {
   return !(await reachable);
 };
 contract('Redis', (clock) => createRedisThrottle(REDIS_URL, clock), redisMissing);
+
+describe('Redis outage', () => {
+  it('fails open: an unreachable Redis lets sign-ins through and reports the error', async () => {
+    const errors: unknown[] = [];
+    const throttle = createThrottle('redis://127.0.0.1:1', (err) => errors.push(err));
+    try {
+      const rule = [{ key: 'k', limit: 1, windowSeconds: 60 }];
+      await throttle.recordFailure(rule);
+      assert.equal(await throttle.retryAfter(rule), 0);
+      assert.ok(errors.length > 0);
+    } finally {
+      await throttle.close();
+    }
+  });
+});
