@@ -3,7 +3,7 @@ import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, flag, withTransaction } from './checks.ts';
-import { recomputeCourseProgress } from './enrollments.ts';
+import { recomputeCourseProgress } from './lecture-progress.ts';
 import type { LecturesTable, SectionsTable } from './tables.ts';
 
 export const LECTURE_TYPES = ['video', 'text', 'quiz', 'file'] as const;

@@ -3,6 +3,8 @@ import type { Tx } from '../store/database.ts';
 import { isoIn, isoNow } from '../store/time.ts';
 import { createCourse } from './courses.ts';
 import { createLecture, createSection, type LectureInput } from './curriculum.ts';
+import { seedDemoCommunity } from './demo-community.ts';
+import { DEMO, type DemoPeople } from './demo-constants.ts';
 import { enroll, recordLectureProgress } from './enrollments.ts';
 import { registerForEvent } from './event-registrations.ts';
 import { createEvent } from './events.ts';
@@ -10,28 +12,6 @@ import { createLecturer } from './lecturers.ts';
 import { createMembershipPlan } from './membership-plans.ts';
 import { recordOrder } from './orders.ts';
 import { createSubscription } from './subscriptions.ts';
-
-/** Fixed slugs and codes of the demo data, so tests and docs can rely on them. */
-export const DEMO = {
-  courses: {
-    typescript: 'getting-started-with-typescript',
-    accessibility: 'web-accessibility-essentials',
-    sql: 'sql-for-course-creators',
-    draft: 'advanced-course-marketing',
-    other: 'einfuehrung-in-python',
-  },
-  coupons: { welcome: 'WELCOME10', spring: 'SPRING5' },
-  digitalProduct: 'TypeScript Cheat Sheet Pack',
-  plans: { monthly: 'All Access Monthly', yearly: 'All Access Yearly' },
-  events: {
-    qa: 'Live Q&A: TypeScript generics',
-    workshop: 'Accessibility audit workshop',
-    past: 'Kick-off webinar',
-  },
-  posts: { welcome: 'welcome-to-demo-academy', roadmap: 'roadmap-next-term' },
-  pages: { home: 'home', about: 'about', faq: 'faq' },
-  form: 'Contact us',
-} as const;
 
 type LectureSpec = Pick<
   LectureInput,
@@ -71,17 +51,6 @@ async function course(
     for (const spec of specs) lectures.push((await createLecture(tx, schoolId, section.id, spec)).id);
   }
   return { id: created.id, lectures };
-}
-
-/** People the catalogue part builds on (created by the identity part of the seed). */
-export interface DemoPeople {
-  demoSchoolId: string;
-  otherSchoolId: string;
-  ownerId: string;
-  lecturerId: string;
-  studentId: string;
-  otherLecturerId: string;
-  otherStudentId: string;
 }
 
 /** Courses, learning, commerce and community data of product.md §9, inside the seed's transaction. */
@@ -327,137 +296,8 @@ export async function seedDemoCatalogue(tx: Tx, p: DemoPeople): Promise<void> {
     onlineUrl: 'https://meet.example.com/kick-off',
   });
 
-  await seedCommunity(tx, p, ts.lectures[1]);
+  await seedDemoCommunity(tx, p, ts.lectures[1]);
   await seedOtherSchool(tx, p);
-}
-
-async function seedCommunity(tx: Tx, p: DemoPeople, lectureId: string): Promise<void> {
-  const s = p.demoSchoolId;
-  const now = isoNow();
-  const welcomePost = newId('pst');
-  await tx
-    .insertInto('posts')
-    .values([
-      {
-        id: welcomePost,
-        school_id: s,
-        author_user_id: p.ownerId,
-        title: 'Welcome to Demo Academy',
-        slug: DEMO.posts.welcome,
-        body: 'We are glad you are here. Start with Getting Started with TypeScript.',
-        status: 'published',
-        published_at: now,
-        created_at: now,
-        updated_at: now,
-      },
-      {
-        id: newId('pst'),
-        school_id: s,
-        author_user_id: p.lecturerId,
-        title: 'Roadmap for next term',
-        slug: DEMO.posts.roadmap,
-        body: 'Draft: marketing course, more live sessions.',
-        status: 'draft',
-        published_at: null,
-        created_at: now,
-        updated_at: now,
-      },
-    ])
-    .execute();
-  await tx
-    .insertInto('comments')
-    .values([
-      {
-        id: newId('cmt'),
-        school_id: s,
-        author_user_id: p.studentId,
-        target_type: 'lecture',
-        target_id: lectureId,
-        body: 'The part on union types finally made it click. Thanks!',
-        created_at: now,
-      },
-      {
-        id: newId('cmt'),
-        school_id: s,
-        author_user_id: p.studentId,
-        target_type: 'post',
-        target_id: welcomePost,
-        body: 'Happy to be here!',
-        created_at: now,
-      },
-    ])
-    .execute();
-  const page = (slug: string, title: string, blocks: unknown[], published: boolean) => ({
-    id: newId('pag'),
-    school_id: s,
-    slug,
-    title,
-    blocks: JSON.stringify(blocks),
-    published: published ? 1 : 0,
-    created_at: now,
-    updated_at: now,
-  });
-  await tx
-    .insertInto('pages')
-    .values([
-      page(
-        DEMO.pages.home,
-        'Demo Academy',
-        [
-          { type: 'hero', heading: 'Learn the modern web', text: 'Courses by working developers.' },
-          { type: 'course_list', filter: 'published' },
-        ],
-        true,
-      ),
-      page(DEMO.pages.about, 'About us', [{ type: 'text', text: 'Demo Academy is a sample school.' }], true),
-      page(DEMO.pages.faq, 'FAQ', [{ type: 'text', text: 'Coming soon.' }], false),
-    ])
-    .execute();
-  const formId = newId('frm');
-  await tx
-    .insertInto('forms')
-    .values({
-      id: formId,
-      school_id: s,
-      title: DEMO.form,
-      fields: JSON.stringify([
-        { name: 'name', label: 'Your name', type: 'text', required: true },
-        { name: 'email', label: 'Email', type: 'email', required: true },
-        { name: 'message', label: 'Message', type: 'textarea', required: true },
-      ]),
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  await tx
-    .insertInto('form_submissions')
-    .values([
-      {
-        id: newId('fsb', Date.now() - 1),
-        school_id: s,
-        form_id: formId,
-        email: 'prospect@example.com',
-        data: JSON.stringify({
-          name: 'Pat Prospect',
-          email: 'prospect@example.com',
-          message: 'Do you offer team plans?',
-        }),
-        submitted_at: isoIn(-2 * 86400),
-      },
-      {
-        id: newId('fsb'),
-        school_id: s,
-        form_id: formId,
-        email: 'student@example.com',
-        data: JSON.stringify({
-          name: 'Sam Student',
-          email: 'student@example.com',
-          message: 'Loving the course!',
-        }),
-        submitted_at: isoIn(-86400),
-      },
-    ])
-    .execute();
 }
 
 async function seedOtherSchool(tx: Tx, p: DemoPeople): Promise<void> {

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { verifyPassword } from '../../src/crypto/passwords.ts';
 import { listCourses } from '../../src/domain/courses.ts';
 import { getCurriculum } from '../../src/domain/curriculum.ts';
-import { DEMO } from '../../src/domain/demo-catalogue.ts';
+import { DEMO } from '../../src/domain/demo-constants.ts';
 import { DEMO_PASSWORD, seedDemoData } from '../../src/domain/demo-seed.ts';
 import { listEnrollments } from '../../src/domain/enrollments.ts';
 import { listUserRegistrations } from '../../src/domain/event-registrations.ts';
