@@ -93,13 +93,15 @@ export function ifMatchSatisfied(header: string, current: string): boolean {
     .some((t) => !t.startsWith('W/') && t === current);
 }
 
-// Domain modules name fields in their own camelCase; the API speaks snake_case under `body.`.
-function apiFields(err: unknown): unknown {
+// Domain modules name fields in their own camelCase; the API speaks snake_case, under `body.`
+// (or `query.` for operations without a body).
+function apiFields(op: AdminOperation, err: unknown): unknown {
   if (!(err instanceof ProblemError) || !err.errors) return err;
+  const where = op.input.body || op.binary === 'upload' ? 'body' : op.input.query ? 'query' : 'params';
   const errors = err.errors.map((e) =>
-    /^(body|query|params)\./.test(e.field)
+    /^(body|query|params)(\.|$)/.test(e.field)
       ? e
-      : { ...e, field: `body.${e.field.split('.').map(snakeKey).join('.')}` },
+      : { ...e, field: `${where}.${e.field.split('.').map(snakeKey).join('.')}` },
   );
   return new ProblemError(err.status, err.code, err.title, {
     detail: err.detail,
@@ -144,6 +146,6 @@ export async function invokeOperation(
     if (!op.output) return { status: 204 };
     return { status: op.status ?? 200, body: result, etag: op.etag ? entityTag(result) : undefined };
   } catch (err) {
-    throw apiFields(err);
+    throw apiFields(op, err);
   }
 }

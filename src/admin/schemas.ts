@@ -126,3 +126,6 @@ export function toCamel(obj: Record<string, unknown> | undefined): Record<string
   for (const [k, v] of Object.entries(obj ?? {})) if (v !== undefined) out[camelKey(k)] = v;
   return out;
 }
+
+/** An email address; surrounding spaces are ignored. */
+export const Email = z.string().trim().max(254).pipe(z.email());

@@ -9,7 +9,7 @@ import {
 } from '../../domain/members-admin.ts';
 import { ROLES } from '../../domain/roles.ts';
 import { defineOperation } from '../define-operation.ts';
-import { Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
+import { Email, Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
 
 const MemberSchema = named(
   'Member',
@@ -98,7 +98,7 @@ export const memberOperations = [
     path: '/api/v1/members',
     input: {
       body: z.strictObject({
-        email: z.email().max(254),
+        email: Email,
         name: z.string().trim().min(1).max(120).optional(),
         roles: Roles,
       }),

@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { type Appearance, FONTS, getAppearance, updateAppearance } from '../../domain/appearance.ts';
 import {
+  canonicalLocale,
   getSchoolSettings,
+  isTimeZone,
   type SchoolSettings,
   updateSchoolSettings,
 } from '../../domain/school-settings.ts';
 import { BETA_FEATURES } from '../../domain/schools.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
-import { Currency, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
+import { Currency, Email, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
 
 const SchoolSchema = named(
   'School',
@@ -107,11 +109,22 @@ export const schoolOperations = [
       body: z
         .strictObject({
           name: z.string().trim().min(1).max(120),
-          subdomain: z.string().min(1).max(63),
-          locale: z.string().min(2).max(35),
-          timezone: z.string().min(1).max(64),
+          subdomain: z
+            .string()
+            .regex(
+              /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+              'must be a DNS label: a-z, 0-9 and inner hyphens',
+            ),
+          locale: z
+            .string()
+            .max(35)
+            .refine(
+              (v) => canonicalLocale(v) !== undefined,
+              'must be a BCP 47 language tag, e.g. en or pt-BR',
+            ),
+          timezone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone, e.g. Europe/Berlin'),
           currency: Currency,
-          contact_email: z.email().max(254).nullable(),
+          contact_email: Email.nullable(),
           beta_features: z.array(z.enum(BETA_FEATURES)),
         })
         .partial(),

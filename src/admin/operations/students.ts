@@ -14,7 +14,7 @@ import { findMembership } from '../../domain/memberships.ts';
 import { createUser, findUserByEmail } from '../../domain/users.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation, type OperationContext } from '../define-operation.ts';
-import { Id, named, PageQuery, pageOf, Timestamp, toSnake } from '../schemas.ts';
+import { Email, Id, named, PageQuery, pageOf, Timestamp, toSnake } from '../schemas.ts';
 
 const EnrollmentSchema = named(
   'Enrollment',
@@ -161,7 +161,7 @@ export const studentOperations = [
         .strictObject({
           course_id: Id,
           user_id: Id.optional(),
-          email: z.email().max(254).optional(),
+          email: Email.optional(),
           name: z.string().trim().min(1).max(120).optional().describe('For a new person invited by email.'),
           expires_at: Timestamp.nullable().optional(),
         })
