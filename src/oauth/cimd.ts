@@ -49,15 +49,18 @@ export function checkCimdUrl(clientId: string, cimd: Config['cimd']): URL {
   return url;
 }
 
+// Real documents carry more than we use (claude.ai lists a jwt-bearer grant, VS Code the device
+// grant, ChatGPT private_key_jwt): unknown values are ignored, not refused (RFC 7591 §2).
 const documentSchema = z.object({
   client_id: z.string(),
   client_name: z.string().trim().min(1).max(200).optional(),
   redirect_uris: z.array(z.string().max(MAX_REDIRECT_URI_LENGTH)).min(1).max(10),
-  token_endpoint_auth_method: z.string().optional(),
-  grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
-  response_types: z.array(z.literal('code')).optional(),
-  application_type: z.enum(['native', 'web']).optional(),
+  token_endpoint_auth_method: z.string().max(100).optional(),
+  application_type: z.string().max(100).optional(),
 });
+
+/** Shared-secret methods the draft (§4.1) forbids in a metadata document. */
+const SECRET_METHODS = new Set(['client_secret_post', 'client_secret_basic', 'client_secret_jwt']);
 
 /** The client a document describes, after the draft's checks and product.md §3's redirect rule. */
 export interface CimdDocument {
@@ -79,9 +82,15 @@ export function parseMetadataDocument(url: URL, json: unknown): CimdDocument {
   // Draft §4.1: the document's client_id must equal the URL it was fetched from, exactly.
   if (doc.client_id !== url.href)
     throw new CimdError('client_id_mismatch', 'client_id does not equal the document URL');
-  // The draft forbids shared secrets; private_key_jwt is not offered here (product.md §3: none).
-  if (doc.token_endpoint_auth_method !== undefined && doc.token_endpoint_auth_method !== 'none')
-    throw new CimdError('unsupported_auth_method', 'token_endpoint_auth_method must be none');
+  // The draft forbids shared secrets. A client declaring private_key_jwt is served as a public
+  // client (`none`, the only method product.md §3 gives CIMD clients): our metadata does not
+  // offer private_key_jwt, so it authenticates with PKCE alone, as ChatGPT does here.
+  const method = doc.token_endpoint_auth_method;
+  if (
+    method !== undefined &&
+    (SECRET_METHODS.has(method) || (method !== 'none' && method !== 'private_key_jwt'))
+  )
+    throw new CimdError('unsupported_auth_method', `token_endpoint_auth_method ${method} is not accepted`);
   for (const uri of doc.redirect_uris) {
     const underHost = isHttpsRedirectUri(uri) && new URL(uri).hostname === url.hostname;
     if (!underHost && !isLoopbackRedirectUri(uri))
@@ -91,7 +100,12 @@ export function parseMetadataDocument(url: URL, json: unknown): CimdDocument {
   return {
     name: doc.client_name ?? url.hostname,
     redirectUris: doc.redirect_uris,
-    applicationType: doc.application_type ?? (allLoopback ? 'native' : 'web'),
+    applicationType:
+      doc.application_type === 'native' || doc.application_type === 'web'
+        ? doc.application_type
+        : allLoopback
+          ? 'native'
+          : 'web',
   };
 }
 

@@ -19,8 +19,17 @@ const MAX_CLIENT_ID_LENGTH = 2048;
  */
 export async function findClient(ctx: AppContext, clientId: string): Promise<OAuthClient | undefined> {
   if (typeof clientId !== 'string' || !clientId || clientId.length > MAX_CLIENT_ID_LENGTH) return undefined;
-  if (isCimdClientId(clientId)) return resolveCimdClient(ctx, clientId);
   await ensureVendorClients(ctx);
+  if (isCimdClientId(clientId)) {
+    // A vendor's own metadata-document URL is pinned in the vendor list: no fetch, no allowlist.
+    const pinned = await ctx.db
+      .selectFrom('oauth_clients')
+      .selectAll()
+      .where('id', '=', clientId)
+      .where('kind', '=', 'vendor')
+      .executeTakeFirst();
+    return pinned ? clientFromRow(pinned) : resolveCimdClient(ctx, clientId);
+  }
   const row = await ctx.db
     .selectFrom('oauth_clients')
     .selectAll()

@@ -9,6 +9,7 @@ import type { Config } from '../config.ts';
 import { ConfigError } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
 import { isoNow } from '../store/time.ts';
+import { checkCimdUrl } from './cimd.ts';
 import { isHttpsRedirectUri, isLoopbackRedirectUri, MAX_REDIRECT_URI_LENGTH } from './redirect-uris.ts';
 
 // RFC 8252 §7.1 private-use schemes (cursor://, windsurf://); never a scheme a browser executes.
@@ -58,8 +59,23 @@ const vendorSchema = z.object({
     )
     .max(10)
     .default([]),
+  metadata_document_urls: z
+    .array(
+      z.string().refine(isDocumentUrl, 'must be a canonical https URL with a path, no query or fragment'),
+    )
+    .max(10)
+    .default([]),
   source: z.string().max(500).optional(),
 });
+
+function isDocumentUrl(url: string): boolean {
+  try {
+    checkCimdUrl(url, { allowedHosts: [], openRegistration: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const vendorsFileSchema = z.object({ vendors: z.array(vendorSchema).max(200) });
 
@@ -118,6 +134,17 @@ export function loadVendors(config: Config): Vendor[] {
       seen.set(name, v.client_id);
     }
   }
+  const urls = new Map<string, string>();
+  for (const v of vendors) {
+    for (const url of v.metadata_document_urls) {
+      const other = urls.get(url);
+      if (other)
+        throw new ConfigError(
+          `vendors: the metadata document ${url} belongs to both ${other} and ${v.client_id}`,
+        );
+      urls.set(url, v.client_id);
+    }
+  }
   loaded.set(config, vendors);
   return vendors;
 }
@@ -157,34 +184,45 @@ async function syncVendors(ctx: AppContext): Promise<void> {
   const now = isoNow();
   for (const v of loadVendors(ctx.config)) {
     const values = {
+      kind: 'vendor' as const,
       name: v.client_name,
+      token_endpoint_auth_method: 'none' as const,
+      secret_hash: null,
       redirect_uris: JSON.stringify(v.redirect_uris),
+      application_type: 'web' as const,
+      reviewed: 1,
       metadata: JSON.stringify({
+        vendor: v.client_id,
         redirect_uri_prefixes: v.redirect_uri_prefixes,
         names: v.names,
         source: v.source,
       }),
+      metadata_fetched_at: null,
+      metadata_expires_at: null,
       updated_at: now,
     };
-    await ctx.db
-      .insertInto('oauth_clients')
-      .values({
-        id: v.client_id,
-        kind: 'vendor',
-        school_id: null,
-        token_endpoint_auth_method: 'none',
-        secret_hash: null,
-        allowed_scopes: null,
-        application_type: 'web',
-        reviewed: 1,
-        metadata_fetched_at: null,
-        metadata_expires_at: null,
-        created_by_user_id: null,
-        secret_rotated_at: null,
-        created_at: now,
-        ...values,
-      })
-      .onConflict((oc) => oc.column('id').doUpdateSet(values).where('oauth_clients.kind', '=', 'vendor'))
-      .execute();
+    // The fixed client_id, and each metadata-document URL the vendor uses as client_id: those
+    // are answered from this list, never fetched (the list is the operator's reviewed copy).
+    for (const id of [v.client_id, ...v.metadata_document_urls]) {
+      await ctx.db
+        .insertInto('oauth_clients')
+        .values({
+          id,
+          school_id: null,
+          allowed_scopes: null,
+          created_by_user_id: null,
+          secret_rotated_at: null,
+          created_at: now,
+          ...values,
+        })
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet(values)
+            // Never take over a loopback or member client; a fetched CIMD row becomes the vendor's.
+            .where('oauth_clients.kind', 'in', id === v.client_id ? ['vendor'] : ['vendor', 'cimd']),
+        )
+        .execute();
+    }
   }
 }

@@ -213,12 +213,31 @@ describe('Client ID Metadata Documents', () => {
       await refused('/no-uris.json', 'invalid_document');
     });
 
-    it('only token_endpoint_auth_method none (the draft forbids shared secrets)', async () => {
-      serveJson(
-        '/secret.json',
-        validDoc('/secret.json', { token_endpoint_auth_method: 'client_secret_post' }),
+    it('no shared secrets (draft §4.1); private_key_jwt is served as a public client', async () => {
+      for (const method of [
+        'client_secret_post',
+        'client_secret_basic',
+        'client_secret_jwt',
+        'tls_client_auth',
+      ]) {
+        const path = `/secret-${method}.json`;
+        serveJson(path, validDoc(path, { token_endpoint_auth_method: method }));
+        await refused(path, 'unsupported_auth_method');
+      }
+      const path = '/pkjwt.json';
+      const url = serveJson(
+        path,
+        validDoc(path, {
+          token_endpoint_auth_method: 'private_key_jwt',
+          jwks_uri: `https://${HOST}/jwks.json`,
+          grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer'],
+          application_type: 'browser',
+        }),
       );
-      await refused('/secret.json', 'unsupported_auth_method');
+      const client = await findClient(t.runtime, url);
+      assert.equal(client?.authMethod, 'none');
+      assert.equal(client?.secretHash, null);
+      assert.equal(client?.applicationType, 'web');
     });
 
     it('redirects are not followed', async () => {

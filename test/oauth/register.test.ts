@@ -112,17 +112,22 @@ describe('POST /api/oauth/register (RFC 7591, product.md §3 decision order)', (
     assert.deepEqual(body.redirect_uris, ['https://claude.ai/api/mcp/auth_callback']);
     assert.equal(body.token_endpoint_auth_method, 'none');
     assert.equal(body.client_secret, undefined);
-    // Registering twice gives the same client, never a new row.
+    // Registering again gives the same client, never a new row.
+    const count = async () =>
+      Number(
+        (
+          await t.runtime.db
+            .selectFrom('oauth_clients')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count();
     const again = await (
       await post({ client_name: 'claude', redirect_uris: ['https://claude.com/api/mcp/auth_callback'] })
     ).json();
     assert.equal(again.client_id, 'claude');
-    const count = await t.runtime.db
-      .selectFrom('oauth_clients')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('name', '=', 'Claude')
-      .executeTakeFirstOrThrow();
-    assert.equal(Number(count.n), 1);
+    assert.equal(await count(), before);
   });
 
   it('rule 2: ChatGPT per-app callbacks match its prefix entry; VS Code, Cursor match theirs', async () => {

@@ -7,11 +7,29 @@ import { createApp } from '../../src/app.ts';
 import { ConfigError } from '../../src/config.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import { findClient, redirectUriMatches } from '../../src/oauth/clients.ts';
-import { ensureVendorClients } from '../../src/oauth/vendors.ts';
+import { ensureVendorClients, loadVendors } from '../../src/oauth/vendors.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
-const BUILT_IN = ['bolt', 'chatgpt', 'claude', 'cursor', 'lovable', 'replit', 'vscode', 'windsurf'];
+const BUILT_IN = [
+  'bolt',
+  'chatgpt',
+  'claude',
+  'claude-code',
+  'codex',
+  'cursor',
+  'lovable',
+  'replit',
+  'vscode',
+  'windsurf',
+];
+const PINNED_DOCUMENTS = [
+  'https://chatgpt.com/oauth/client.json',
+  'https://chatgpt.com/oauth/codex/client.json',
+  'https://claude.ai/oauth/claude-code-client-metadata',
+  'https://claude.ai/oauth/mcp-oauth-client-metadata',
+  'https://vscode.dev/oauth/client-metadata.json',
+];
 
 describe('vendor integrations (product.md §3)', () => {
   let dir: string;
@@ -57,7 +75,7 @@ describe('vendor integrations (product.md §3)', () => {
       .execute();
     assert.deepEqual(
       rows.map((r) => r.id),
-      ['acme', ...BUILT_IN].sort(),
+      ['acme', ...BUILT_IN, ...PINNED_DOCUMENTS].sort(),
     );
     assert.ok(rows.every((r) => r.token_endpoint_auth_method === 'none'));
     const claude = await findClient(t.runtime, 'claude');
@@ -73,6 +91,25 @@ describe('vendor integrations (product.md §3)', () => {
     assert.ok(vscode);
     assert.equal(redirectUriMatches(vscode, 'http://127.0.0.1:33418/'), true);
     assert.equal(redirectUriMatches(vscode, 'https://vscode.dev/redirect'), true);
+  });
+
+  it("a vendor's own metadata-document URL is answered from the list: no fetch, no allowlist needed", async () => {
+    // This app has an empty CIMD allowlist and no fetch exemptions: only the pinned row can answer.
+    assert.deepEqual(t.config.cimd.allowedHosts, []);
+    const claude = await findClient(t.runtime, 'https://claude.ai/oauth/mcp-oauth-client-metadata');
+    assert.equal(claude?.kind, 'vendor');
+    assert.equal(claude?.name, 'Claude');
+    assert.equal(claude?.reviewed, true);
+    assert.equal(redirectUriMatches(claude!, 'https://claude.ai/api/mcp/auth_callback'), true);
+    assert.equal(redirectUriMatches(claude!, 'http://localhost:4000/callback'), false);
+    const code = await findClient(t.runtime, 'https://claude.ai/oauth/claude-code-client-metadata');
+    assert.equal(code?.name, 'Claude Code');
+    assert.equal(redirectUriMatches(code!, 'http://localhost:53682/callback'), true);
+    assert.equal(redirectUriMatches(code!, 'https://claude.ai/api/mcp/auth_callback'), false);
+    const chatgpt = await findClient(t.runtime, 'https://chatgpt.com/oauth/client.json');
+    assert.equal(redirectUriMatches(chatgpt!, 'https://chatgpt.com/connector_platform_oauth_redirect'), true);
+    // Exact URLs only: another document on the same host is an ordinary CIMD client (here refused).
+    assert.equal(await findClient(t.runtime, 'https://claude.ai/oauth/other-client-metadata'), undefined);
   });
 
   it('VENDORS_FILE adds vendors and corrects built-in ones; registration finds them by name', async () => {
@@ -170,19 +207,48 @@ describe('vendor integrations (product.md §3)', () => {
       [{ vendors: [{ client_id: 'none', client_name: 'None' }] }, /no redirect URI/],
       [
         {
+          vendors: [
+            {
+              client_id: 'qq',
+              client_name: 'Q',
+              redirect_uris: ['https://q.example/cb'],
+              metadata_document_urls: ['https://q.example/client.json?v=1'],
+            },
+          ],
+        },
+        /metadata_document_urls/,
+      ],
+      [
+        {
+          vendors: [
+            {
+              client_id: 'dup',
+              client_name: 'Dup',
+              redirect_uris: ['https://dup.example/cb'],
+              metadata_document_urls: ['https://vscode.dev/oauth/client-metadata.json'],
+            },
+          ],
+        },
+        /belongs to both/,
+      ],
+      [
+        {
           vendors: [{ client_id: 'fake', client_name: 'Claude', redirect_uris: ['https://fake.example/cb'] }],
         },
         /belongs to both/,
       ],
     ];
-    const start = (vendorsFile: string) => createApp({ ...t.runtime, config: { ...t.config, vendorsFile } });
+    const load = (vendorsFile: string) => loadVendors({ ...t.config, vendorsFile });
     for (const [i, [body, message]] of cases.entries()) {
       assert.throws(
-        () => start(file(`bad-${i}.json`, body)),
+        () => load(file(`bad-${i}.json`, body)),
         (err: unknown) => err instanceof ConfigError && message.test(err.message),
         String(message),
       );
     }
-    assert.throws(() => start(join(dir, 'missing.json')), ConfigError);
+    assert.throws(() => load(join(dir, 'missing.json')), ConfigError);
+    // The app factory loads the list, so a bad file fails the start itself.
+    const start = (vendorsFile: string) => createApp({ ...t.runtime, config: { ...t.config, vendorsFile } });
+    assert.throws(() => start(join(dir, 'bad-0.json')), /VENDORS_FILE .*not valid JSON/);
   });
 });
