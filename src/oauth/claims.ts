@@ -21,6 +21,8 @@ export async function identityClaims(
   userId: string,
   schoolId: string,
   scopes: ReadonlySet<string> | readonly string[],
+  /** The user's roles at the school when the caller already read them (saves a query). */
+  knownRoles?: readonly string[],
 ): Promise<IdentityClaims> {
   const has = (s: string) =>
     scopes instanceof Set ? scopes.has(s) : (scopes as readonly string[]).includes(s);
@@ -29,9 +31,10 @@ export async function identityClaims(
   if (has('email') && user) claims.email = user.email;
   if (has('profile') && user) claims.name = user.name;
   if (has('openid')) {
-    const membership = await findMembership(ctx.db, schoolId, userId);
     claims.org_id = schoolId;
-    claims.roles = membership?.roles ?? [];
+    claims.roles = knownRoles
+      ? [...knownRoles]
+      : ((await findMembership(ctx.db, schoolId, userId))?.roles ?? []);
   }
   return claims;
 }

@@ -13,7 +13,8 @@ export function createUserInfoApp(ctx: AppContext): Hono<ProtectedEnv> {
   const guard = requireBearer(ctx, { challengeScopes: ['openid'], scope: 'openid' });
   const handler = async (c: import('hono').Context<ProtectedEnv>) => {
     const p = c.get('principal');
-    const claims = await identityClaims(ctx, p.userId, p.schoolId, p.scopes);
+    // The verifier read the roles with the token; the same values the id_token carries.
+    const claims = await identityClaims(ctx, p.userId, p.schoolId, p.scopes, p.roles);
     return c.json(claims, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   };
   app.get('/api/oauth/userinfo', guard, handler);
