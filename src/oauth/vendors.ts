@@ -189,7 +189,8 @@ async function syncVendors(ctx: AppContext): Promise<void> {
       token_endpoint_auth_method: 'none' as const,
       secret_hash: null,
       redirect_uris: JSON.stringify(v.redirect_uris),
-      application_type: 'web' as const,
+      // A desktop app (loopback or private-use callback) is native; a web platform is not.
+      application_type: v.redirect_uris.every(isHttpsRedirectUri) ? ('web' as const) : ('native' as const),
       reviewed: 1,
       metadata: JSON.stringify({
         vendor: v.client_id,

@@ -85,6 +85,8 @@ describe('vendor integrations (product.md §3)', () => {
     ]);
     const chatgpt = await findClient(t.runtime, 'chatgpt');
     assert.ok(chatgpt);
+    assert.equal(claude?.applicationType, 'web');
+    assert.equal((await findClient(t.runtime, 'cursor'))?.applicationType, 'native');
     assert.equal(redirectUriMatches(chatgpt, 'https://chatgpt.com/connector_platform_oauth_redirect'), true);
     assert.equal(redirectUriMatches(chatgpt, 'https://chatgpt.com/connector/oauth/abc123'), true);
     const vscode = await findClient(t.runtime, 'vscode');
