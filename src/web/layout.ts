@@ -55,6 +55,11 @@ form.inline button,.actions.start button,button.small{flex:none}
 button.small{padding:.35rem .7rem;font-size:.92rem}
 button.danger{background:transparent;color:var(--err-fg);border-color:var(--err-fg)}
 .success{background:var(--ok-bg);color:var(--ok-fg)}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1.25rem;margin:1rem 0}
+dt{font-weight:600}
+dd{margin:0}
+td ul{margin:0;padding-left:1.1rem}
+@media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}table.stack tr{display:block;padding:.5rem 0;border-bottom:1px solid var(--border)}table.stack td{display:block;border:0;padding:.2rem 0}table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:var(--muted)}}
 .secret{display:block;padding:.6rem;background:var(--bg);border:1px dashed var(--border);border-radius:.4rem;font-size:1rem;user-select:all}
 `;
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');

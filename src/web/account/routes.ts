@@ -35,14 +35,14 @@ interface SchoolSection {
 
 function connectionList(viewer: Viewer, connections: readonly Connection[]): Html {
   if (connections.length === 0) return html`<p class="muted">No connected apps.</p>`;
-  return html`<div class="table-wrap"><table>
+  return html`<div class="table-wrap"><table class="stack">
 <thead><tr><th scope="col">App</th><th scope="col">It can</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>${connections.map(
     (conn) => html`<tr>
 <td><strong>${conn.clientName}</strong></td>
-<td><ul class="scopes">${conn.scopes.map((s) => html`<li>${describeScope(s)}</li>`)}</ul></td>
-<td>${when(conn.createdAt)}</td>
-<td>${when(conn.lastUsedAt)}</td>
+<td data-label="It can"><ul class="scopes">${conn.scopes.map((s) => html`<li>${describeScope(s)}</li>`)}</ul></td>
+<td data-label="Connected">${when(conn.createdAt)}</td>
+<td data-label="Last used">${when(conn.lastUsedAt)}</td>
 <td><form class="inline" method="post" action="/account/connections/revoke">${csrfField(viewer)}
 <input type="hidden" name="grant" value="${conn.key}">
 <button class="danger small" type="submit" aria-label="Disconnect ${conn.clientName} at ${conn.schoolName}">Disconnect</button></form></td>

@@ -29,15 +29,15 @@ role at ${area.school.name} can then authorize it.</p>
 ${
   apps.length === 0
     ? html`<p class="muted">No member apps yet.</p>`
-    : html`<div class="table-wrap"><table>
+    : html`<div class="table-wrap"><table class="stack">
 <thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Type</th><th scope="col">Scopes</th><th scope="col">Created</th></tr></thead>
 <tbody>${apps.map(
         (app) => html`<tr>
 <td><a href="${appPath(area, app)}">${app.name}</a></td>
-<td><code>${app.clientId}</code></td>
-<td>${TYPE_LABEL[app.authMethod]}</td>
-<td>${app.scopes.map((s) => html`<code>${s}</code> `)}</td>
-<td>${when(app.createdAt)}</td>
+<td data-label="Client ID"><code>${app.clientId}</code></td>
+<td data-label="Type">${TYPE_LABEL[app.authMethod]}</td>
+<td data-label="Scopes">${app.scopes.map((s) => html`<code>${s}</code> `)}</td>
+<td data-label="Created">${when(app.createdAt)}</td>
 </tr>`,
       )}</tbody>
 </table></div>`

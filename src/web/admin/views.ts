@@ -89,10 +89,10 @@ export function connectedPage(
   const rows = connections.map(
     (conn) => html`<tr>
 <td><strong>${conn.clientName}</strong><br><span class="muted">${kindLabel(conn.clientKind)}</span></td>
-<td>${conn.userName}<br><span class="muted">${conn.userEmail}</span></td>
-<td>${scopeList(conn.scopes)}</td>
-<td>${when(conn.createdAt)}</td>
-<td>${when(conn.lastUsedAt)}</td>
+<td data-label="Person">${conn.userName}<br><span class="muted">${conn.userEmail}</span></td>
+<td data-label="Access">${scopeList(conn.scopes)}</td>
+<td data-label="Connected">${when(conn.createdAt)}</td>
+<td data-label="Last used">${when(conn.lastUsedAt)}</td>
 <td><form class="inline" method="post" action="${areaPath(area.school.id, '/connected/revoke')}">
 ${csrfField(area.viewer)}<input type="hidden" name="grant" value="${conn.key}">
 <button class="danger small" type="submit" aria-label="Revoke ${conn.clientName} for ${conn.userEmail}">Revoke</button>
@@ -107,7 +107,7 @@ its tokens stop working, and the person must approve it again to reconnect.</p>
 ${
   connections.length === 0
     ? html`<p class="muted" id="no-connections">No apps are connected.</p>`
-    : html`<div class="table-wrap"><table>
+    : html`<div class="table-wrap"><table class="stack">
 <caption class="muted">${connections.length} connected ${connections.length === 1 ? 'app' : 'apps'}</caption>
 <thead><tr><th scope="col">App</th><th scope="col">Person</th><th scope="col">Access</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>${rows}</tbody>

@@ -1,0 +1,271 @@
+/**
+ * The operator and member pages in a real browser (Debian's Chromium through playwright-core):
+ * an owner turns the MCP connections beta on, creates a member app and copies its client_id; a
+ * student authorizes it in a second browser context; the owner sees and revokes the connection,
+ * and the token stops working. Every page is screenshotted and checked with axe-core.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
+import { listen, type RunningServer } from '../../src/runtime.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = 'test-artifacts/screenshots';
+const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `Chromium not found at ${CHROMIUM} (CI installs it); browser tests skipped`;
+
+/** A free TCP port on 127.0.0.1 (the app's BASE_URL must be known before the app is built). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core in the page and fails on serious or critical violations. It is evaluated through
+ * the DevTools protocol, so the page's CSP (no scripts at all) stays in force.
+ */
+async function assertAccessible(page: Page, name: string): Promise<void> {
+  await page.evaluate(AXE);
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`,
+  )) as AxeViolation[];
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map(
+      (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    ),
+    [],
+    `accessibility of ${name}`,
+  );
+}
+
+describe('admin area and account page in Chromium', { skip }, () => {
+  let t: TestApp;
+  let server: RunningServer;
+  let base: string;
+  let browser: Browser;
+  let callback: Server;
+  let callbackBase: string;
+  let demo: string;
+  let shot = 0;
+
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp({ BASE_URL: base });
+    await seedDemoData(t.runtime.db);
+    demo = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
+    server = await listen(t.app, '127.0.0.1', port);
+    assert.equal(server.url, base);
+    // The member app's loopback redirect target: a tiny page, as a CLI tool would serve.
+    callback = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html lang="en"><title>Done</title><p>You can close this window.</p></html>');
+    });
+    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+    callbackBase = `http://127.0.0.1:${(callback.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => callback?.close(resolve));
+    await server?.shutdown(1000);
+    await t?.close();
+  });
+
+  /** Screenshot (numbered, in journey order) and accessibility check of the current page. */
+  async function check(page: Page, name: string): Promise<void> {
+    shot += 1;
+    await page.screenshot({ path: `${SHOTS}/${String(shot).padStart(2, '0')}-${name}.png`, fullPage: true });
+    await assertAccessible(page, name);
+  }
+
+  async function signIn(context: BrowserContext, email: string, path: string): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto(`${base}${path}`);
+    assert.match(new URL(page.url()).pathname, /^\/login$/);
+    // Keyboard only: the email field, then the password, then Enter submits.
+    await page.getByLabel('Email').focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'password');
+    await page.keyboard.type('demo-password');
+    await Promise.all([page.waitForURL((u) => u.pathname !== '/login'), page.keyboard.press('Enter')]);
+    return page;
+  }
+
+  it('the accessibility check can fail: a page with an unlabelled control and an image without alt', async () => {
+    const page = await browser.newPage();
+    await page.setContent('<!doctype html><html><body><img src="data:,"><input type="text"></body></html>');
+    await assert.rejects(() => assertAccessible(page, 'probe'), /image-alt|label/);
+    await page.close();
+  });
+
+  it('owner creates a member app, student authorizes it, owner revokes it, the token stops working', async () => {
+    const owner = await browser.newContext();
+    // The student is on a phone-sized screen: the pages must work narrow too.
+    const student = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+
+    // Sign-in page, then the admin area of the owner's only school.
+    const loginPage = await owner.newPage();
+    await loginPage.goto(`${base}/login`);
+    await check(loginPage, 'login');
+    await loginPage.close();
+    const page = await signIn(owner, 'owner@example.com', '/admin');
+    assert.equal(new URL(page.url()).pathname, `/admin/${demo}`);
+    await check(page, 'admin-settings-on');
+
+    // The demo has the beta on: switch it off (Developers disappears), then on again.
+    await page.getByRole('button', { name: 'Turn off MCP connections' }).click();
+    await page.waitForURL(/done=beta-off/);
+    assert.equal(await page.locator('#mcp-status').textContent(), 'Off');
+    assert.equal(await page.getByRole('link', { name: 'OAuth applications' }).count(), 0);
+    await check(page, 'admin-settings-off');
+    await page.getByRole('button', { name: 'Turn on MCP connections' }).click();
+    await page.waitForURL(/done=beta-on/);
+    assert.equal(await page.locator('#mcp-status').textContent(), 'On');
+
+    // Developers → OAuth applications → Create an app; first a mistake, shown by the field.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'OAuth applications' })
+      .click();
+    await check(page, 'apps-list');
+    await page.getByRole('link', { name: 'Create an app' }).click();
+    await check(page, 'app-new');
+    await page.getByLabel('Name', { exact: true }).fill('Study Planner');
+    await page.getByLabel('Redirect URIs').fill('http://evil.example/callback');
+    await page.getByRole('button', { name: 'Create app' }).click();
+    assert.equal(await page.getByLabel('Redirect URIs').getAttribute('aria-invalid'), 'true');
+    assert.match((await page.locator('#redirect_uris-error').textContent()) ?? '', /is not allowed/);
+    await check(page, 'app-new-error');
+    await page.getByLabel('Redirect URIs').fill('http://127.0.0.1/callback');
+    await page.getByLabel(/account:write/).check();
+    await page.getByRole('button', { name: 'Create app' }).click();
+    await page.waitForSelector('#client-id');
+    const clientId = ((await page.locator('#client-id').textContent()) ?? '').trim();
+    assert.match(clientId, /^app_[0-9a-z]{26}$/);
+    await check(page, 'app-created');
+    await page.getByRole('link', { name: 'Continue to Study Planner' }).click();
+    await check(page, 'app-detail');
+
+    // The student, in a browser of their own, authorizes the app (PKCE S256, RFC 8707 resource).
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const state = randomBytes(12).toString('base64url');
+    const redirectUri = `${callbackBase}/callback`;
+    const authorize = new URL(`${base}/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: 'openid email account:read',
+      resource: base,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state,
+    })) {
+      authorize.searchParams.set(k, v);
+    }
+    const consent = await signIn(student, 'student@example.com', `${authorize.pathname}${authorize.search}`);
+    assert.equal(new URL(consent.url()).pathname, '/oauth/authorize');
+    assert.match((await consent.locator('h1').textContent()) ?? '', /Allow Study Planner/);
+    await check(consent, 'consent');
+    const picker = consent.getByLabel('School');
+    if ((await picker.count()) > 0) await picker.selectOption(demo);
+    await Promise.all([
+      consent.waitForURL((u) => u.href.startsWith(redirectUri)),
+      consent.getByRole('button', { name: 'Allow' }).click(),
+    ]);
+    const returned = new URL(consent.url());
+    assert.equal(returned.searchParams.get('state'), state);
+    assert.equal(returned.searchParams.get('iss'), base);
+    const code = returned.searchParams.get('code');
+    assert.ok(code);
+
+    // The app exchanges the code over HTTP, as a CLI would.
+    const tokenRes = await fetch(`${base}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        client_id: clientId,
+        code_verifier: verifier,
+        resource: base,
+      }),
+    });
+    assert.equal(tokenRes.status, 200);
+    const tokens = (await tokenRes.json()) as { access_token: string; scope: string };
+    assert.equal(tokens.scope, 'openid email account:read');
+    const userinfo = () =>
+      fetch(`${base}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    assert.equal((await userinfo()).status, 200);
+
+    // The student sees the connection on their account page.
+    await consent.goto(`${base}/account`);
+    assert.match((await consent.locator('main').textContent()) ?? '', /Study Planner/);
+    await check(consent, 'account');
+    const forbidden = await consent.goto(`${base}/admin/${demo}`);
+    assert.equal(forbidden?.status(), 403);
+    await check(consent, 'admin-forbidden');
+
+    // The owner sees it under Connected apps and revokes it.
+    await page.getByRole('link', { name: 'Connected apps' }).click();
+    const row = page.getByRole('row', { name: /Study Planner/ });
+    assert.match((await row.textContent()) ?? '', /student@example\.com/);
+    await check(page, 'connected-apps');
+    await row.getByRole('button', { name: 'Revoke Study Planner for student@example.com' }).click();
+    await page.waitForURL(/done=revoked/);
+    assert.equal(await page.getByRole('row', { name: /Study Planner/ }).count(), 0);
+    await check(page, 'connected-apps-revoked');
+
+    // The token no longer works (RFC 6750 §3.1 invalid_token).
+    const after = await userinfo();
+    assert.equal(after.status, 401);
+    assert.match(after.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+
+    // Delete confirmation page, for the record, then delete.
+    await page.goto(`${base}/admin/${demo}/apps/${clientId}/delete`);
+    await check(page, 'app-delete-confirm');
+    await page.getByRole('button', { name: 'Delete app' }).click();
+    await page.waitForURL(/done=deleted/);
+    assert.equal(await page.getByRole('link', { name: 'Study Planner' }).count(), 0);
+
+    await owner.close();
+    await student.close();
+  });
+});
