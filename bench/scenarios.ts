@@ -1,3 +1,4 @@
+import { mcpScenarios } from './mcp-scenarios.ts';
 import { type Figures, measure } from './measure.ts';
 import { startLectern } from './servers.ts';
 
@@ -20,4 +21,5 @@ export const scenarios: Scenario[] = [
       }
     },
   },
+  ...mcpScenarios,
 ];

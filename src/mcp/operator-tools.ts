@@ -1,8 +1,8 @@
-import { fromJsonSchema } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AdminOperation } from '../admin/define-operation.ts';
 import { invokeOperation } from '../admin/invoke.ts';
 import { problems } from '../errors/problem-error.ts';
+import { lazyJsonSchema } from './schema-cache.ts';
 import type { AnyMcpTool } from './tool.ts';
 
 /**
@@ -70,7 +70,8 @@ export function operatorTool(op: AdminOperation): AnyMcpTool {
   const output = outputOf(op);
   // Arguments are checked against the JSON Schema only (no zod transforms) and handed raw to
   // invokeOperation, which parses them with the operation's own schemas: one parser, as REST.
-  const jsonSchema = z.toJSONSchema(input.schema, { io: 'input', unrepresentable: 'any' });
+  const jsonSchema = () =>
+    z.toJSONSchema(input.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return {
     name: toolNameOf(op),
     title: op.summary,
@@ -79,7 +80,7 @@ export function operatorTool(op: AdminOperation): AnyMcpTool {
       .join(' '),
     audience: 'operator',
     scope: op.scope,
-    input: fromJsonSchema(jsonSchema as Record<string, unknown>),
+    input: lazyJsonSchema(jsonSchema),
     output: output.schema,
     annotations: {
       readOnlyHint: op.annotations.readOnly,

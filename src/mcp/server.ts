@@ -1,9 +1,10 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { ProblemError } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
 import type { Principal } from '../resource/principal.ts';
 import { serverInstructions } from './instructions.ts';
+import { cachedJsonSchema, type JsonCarryingSchema } from './schema-cache.ts';
 import type { AnyMcpTool, ToolCall } from './tool.ts';
 
 export const SERVER_INFO = { name: 'lectern', title: 'Lectern', version: '0.1.0' } as const;
@@ -39,6 +40,20 @@ export async function runTool(tool: AnyMcpTool, call: ToolCall, args: unknown): 
   }
 }
 
+const schemas = new WeakMap<AnyMcpTool, { input: JsonCarryingSchema; output: JsonCarryingSchema }>();
+
+/** A tool's schemas with their JSON Schema converted once per process (see schema-cache.ts). */
+function schemasOf(tool: AnyMcpTool) {
+  let s = schemas.get(tool);
+  if (!s) {
+    const wrap = (schema: JsonCarryingSchema) =>
+      schema['~standard'].vendor === 'lectern' ? schema : cachedJsonSchema(schema);
+    s = { input: wrap(tool.input), output: wrap(tool.output) };
+    schemas.set(tool, s);
+  }
+  return s;
+}
+
 /**
  * A fresh MCP server for one request, holding exactly the tools the caller may use. Built per
  * request because the endpoint is stateless: the tool list follows the token, not a session.
@@ -54,13 +69,14 @@ export function buildServer(
   });
   const call: ToolCall = { ctx, principal };
   for (const tool of tools) {
+    const { input, output } = schemasOf(tool);
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
+        inputSchema: input as unknown as StandardSchemaWithJSON,
+        outputSchema: output as unknown as StandardSchemaWithJSON,
         annotations: { title: tool.title, ...tool.annotations },
       },
       (args: unknown) => runTool(tool, call, args),

@@ -1,0 +1,129 @@
+import { loadConfig } from '../src/config.ts';
+import { newId } from '../src/crypto/ids.ts';
+import { randomToken, sha256 } from '../src/crypto/tokens.ts';
+import { DEMO_MEMBER_APP_ID } from '../src/domain/demo-seed.ts';
+import { findSchoolBySubdomain } from '../src/domain/schools.ts';
+import { findUserByEmail } from '../src/domain/users.ts';
+import { openDatabase } from '../src/store/database.ts';
+import { isoIn, isoNow } from '../src/store/time.ts';
+import { measure } from './measure.ts';
+import type { Scenario } from './scenarios.ts';
+import { startLectern } from './servers.ts';
+
+/**
+ * Writes a member access token for the demo student straight into the token store, as an
+ * authorization would have (bench only: the flow itself is tested end to end elsewhere).
+ */
+async function issueMemberToken(env: Record<string, string>): Promise<string> {
+  const config = loadConfig(env);
+  const db = openDatabase(config.database);
+  try {
+    const school = await findSchoolBySubdomain(db, 'demo');
+    const user = await findUserByEmail(db, 'student@example.com');
+    if (!school || !user) throw new Error('demo data missing');
+    const now = isoNow();
+    const grantId = newId('grt');
+    const scopes = 'openid account:read';
+    await db
+      .insertInto('oauth_grants')
+      .values({
+        id: grantId,
+        client_id: DEMO_MEMBER_APP_ID,
+        user_id: user.id,
+        school_id: school.id,
+        audience: 'member',
+        scopes,
+        resource: config.baseUrl,
+        auth_time: now,
+        created_at: now,
+        last_used_at: null,
+        revoked_at: null,
+      })
+      .execute();
+    const token = randomToken();
+    await db
+      .insertInto('oauth_tokens')
+      .values({
+        token_hash: sha256(token),
+        kind: 'access',
+        grant_id: grantId,
+        client_id: DEMO_MEMBER_APP_ID,
+        user_id: user.id,
+        school_id: school.id,
+        scopes,
+        resource: config.baseUrl,
+        expires_at: isoIn(3600),
+        created_at: now,
+        revoked_at: null,
+        rotated_at: null,
+      })
+      .execute();
+    return token;
+  } finally {
+    await db.destroy();
+  }
+}
+
+function toolsCall(modern: boolean): string {
+  const meta = modern
+    ? {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      }
+    : {};
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'my_courses', arguments: {}, ...meta },
+  });
+}
+
+function mcpScenario(modern: boolean): Scenario {
+  const version = modern ? '2026-07-28' : '2025-11-25';
+  return {
+    name: `mcp tools/call my_courses (member ${version})`,
+    goal: 0.2,
+    async run() {
+      let token = '';
+      const server = await startLectern({
+        prepare: async (env) => {
+          token = await issueMemberToken(env);
+        },
+      });
+      try {
+        const headers: Record<string, string> = {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': version,
+        };
+        if (modern) {
+          headers['mcp-method'] = 'tools/call';
+          headers['mcp-name'] = 'my_courses';
+        }
+        const target = {
+          url: `${server.url}/mcp`,
+          method: 'POST' as const,
+          headers,
+          body: toolsCall(modern),
+        };
+        const probe = await fetch(target.url, { method: 'POST', headers, body: target.body });
+        const text = await probe.text();
+        if (probe.status !== 200 || !text.includes('structuredContent') || text.includes('"isError":true')) {
+          throw new Error(`probe answered ${probe.status}: ${text.slice(0, 200)}`);
+        }
+        await measure({ ...target, duration: 2 }); // warm-up
+        return { figures: await measure(target) };
+      } finally {
+        await server.stop();
+      }
+    },
+  };
+}
+
+/** The MCP endpoint under load: a member read tool with a token, on both protocol eras. */
+export const mcpScenarios: Scenario[] = [mcpScenario(false), mcpScenario(true)];
