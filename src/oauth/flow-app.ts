@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { cors } from 'hono/cors';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { createLoginApp } from '../web/login.ts';
 import { createAuthorizeApp } from './authorize.ts';
@@ -19,6 +20,23 @@ export function createOAuthFlowApp(ctx: AppContext, options: { throttle?: Thrott
     createThrottle(ctx.config.redisUrl, (err) =>
       ctx.logger.warn({ err }, 'login throttle store unavailable'),
     );
+  // Browser-based clients (e.g. MCP inspectors) call these cross-origin. They take no cookies,
+  // only form credentials and bearer tokens, so any origin may; login and consent stay same-origin.
+  const apiCors = cors({
+    origin: '*',
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowHeaders: ['Authorization', 'Content-Type'],
+    exposeHeaders: ['WWW-Authenticate'],
+    maxAge: 86_400,
+  });
+  for (const path of [
+    '/api/oauth/token',
+    '/api/oauth/userinfo',
+    '/api/oauth/revoke',
+    '/api/oauth/introspect',
+  ]) {
+    app.use(path, apiCors);
+  }
   app.route('/', createLoginApp(ctx, throttle));
   app.route('/', createAuthorizeApp(ctx));
   app.route('/', createTokenApp(ctx));

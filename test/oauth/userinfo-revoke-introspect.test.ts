@@ -264,4 +264,26 @@ describe('UserInfo, revocation and introspection', () => {
       assert.equal((await res.json()).error, 'invalid_client');
     });
   });
+
+  it('token, UserInfo, revocation and introspection answer CORS preflights for browser clients', async () => {
+    for (const path of [
+      '/api/oauth/token',
+      '/api/oauth/userinfo',
+      '/api/oauth/revoke',
+      '/api/oauth/introspect',
+    ]) {
+      const res = await t.request(path, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://inspector.example', 'access-control-request-method': 'POST' },
+      });
+      assert.equal(res.status, 204, path);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      assert.match(res.headers.get('access-control-allow-headers')!, /Authorization/);
+    }
+    const denied = await t.request('/api/oauth/userinfo', {
+      headers: { origin: 'https://inspector.example' },
+    });
+    assert.equal(denied.headers.get('access-control-allow-origin'), '*');
+    assert.match(denied.headers.get('access-control-expose-headers')!, /WWW-Authenticate/);
+  });
 });
