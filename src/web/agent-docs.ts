@@ -43,16 +43,20 @@ function scopeTable(): string {
 
 function vendorParts(config: Config) {
   const vendors = loadVendors(config);
-  const rows = vendors.map(
-    (v) =>
-      `| ${v.client_name} | \`${v.client_id}\` | ${[
-        ...v.redirect_uris,
-        ...v.redirect_uri_prefixes.map((p) => `${p}<id>`),
-      ]
-        .map((u) => `\`${u}\``)
-        .join(', ')} |`,
-  );
-  const table = ['| Platform | client_id | Redirect URIs |', '| --- | --- | --- |', ...rows].join('\n');
+  const code = (values: readonly string[]) => values.map((u) => `\`${u}\``).join(', ') || '—';
+  const rows = vendors.map((v) => {
+    // Markdown table cells: a '|' in operator-supplied names would split the cell.
+    const names = [v.client_name, ...v.names.filter((n) => n !== v.client_name)]
+      .join(', ')
+      .replaceAll('|', '\\|');
+    const uris = [...v.redirect_uris, ...v.redirect_uri_prefixes.map((p) => `${p}<id>`)];
+    return `| ${names} | \`${v.client_id}\` | ${code(uris)} | ${code(v.metadata_document_urls)} |`;
+  });
+  const table = [
+    '| Platform (`client_name` values recognised) | client_id | Redirect URIs | Its own metadata-document client_id |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
   const example = vendors.find((v) => v.redirect_uris.length > 0);
   return {
     table: vendors.length > 0 ? table : 'No vendor integrations are configured on this deployment.',

@@ -51,7 +51,12 @@ describe('/auth.md and /llms.txt (spec §1, §5.1)', () => {
       at = i;
     }
     assert.match(text, /`apps\.example\.com`/, 'the configured CIMD allowlist');
-    assert.match(text, /\| Claude \| `claude` \|/, 'the vendor list');
+    assert.match(
+      text,
+      /\| Claude, [^|]*\| `claude` \| `https:\/\/claude\.ai\/api\/mcp\/auth_callback`/,
+      'the vendors',
+    );
+    assert.match(text, /`https:\/\/claude\.ai\/oauth\/mcp-oauth-client-metadata` \|/, 'pinned documents');
     assert.match(text, /unsupported/);
   });
 
