@@ -2,7 +2,6 @@ import DataLoader from 'dataloader';
 import type { Section } from '../domain/curriculum.ts';
 import type { LectureProgress } from '../domain/enrollments.ts';
 import {
-  getMember,
   loadMemberCourses,
   loadMemberCurricula,
   loadMemberLectureProgress,
@@ -10,9 +9,9 @@ import {
   type MemberEvent,
   type MemberScope,
 } from '../domain/member-account.ts';
+import { getMemberProfile, type MemberProfile } from '../domain/member-reads.ts';
 import { findSchoolById, type School } from '../domain/schools.ts';
 import type { CoursesTable } from '../domain/tables.ts';
-import type { User } from '../domain/users.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { Db } from '../store/database.ts';
 
@@ -30,7 +29,7 @@ export interface AccountContext {
 
 /** Per-request loaders, created on first use so a query that needs none pays nothing. */
 export interface Loaders {
-  viewer(): Promise<User>;
+  viewer(): Promise<MemberProfile>;
   school(): Promise<School>;
   readonly courses: DataLoader<string, CoursesTable | undefined>;
   readonly curricula: DataLoader<string, Section[]>;
@@ -45,7 +44,7 @@ const EMPTY = new Map<string, LectureProgress>();
 /** Builds the context of one request. */
 export function createAccountContext(db: Db, principal: Principal): AccountContext {
   const scope: MemberScope = { schoolId: principal.schoolId, userId: principal.userId };
-  let viewer: Promise<User> | undefined;
+  let viewer: Promise<MemberProfile> | undefined;
   let school: Promise<School> | undefined;
   let courses: Loaders['courses'] | undefined;
   let curricula: Loaders['curricula'] | undefined;
@@ -53,7 +52,7 @@ export function createAccountContext(db: Db, principal: Principal): AccountConte
   let events: Loaders['events'] | undefined;
   const loaders: Loaders = {
     viewer: () => {
-      viewer ??= getMember(db, scope);
+      viewer ??= getMemberProfile(db, scope);
       return viewer;
     },
     school: () => {

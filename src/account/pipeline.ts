@@ -44,6 +44,8 @@ interface Prepared {
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   /** Depth errors per operation (static, so computed once). */
   readonly depthErrors: ReadonlyMap<OperationDefinitionNode, GraphQLFormattedError[]>;
+  /** Cost errors of operations without variables (static too, filled on first use). */
+  readonly staticCost: Map<OperationDefinitionNode, GraphQLFormattedError[]>;
 }
 
 const CACHE_SIZE = 500;
@@ -94,7 +96,7 @@ function prepare(query: string): Prepared | Outcome {
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
   );
   const depthErrors = new Map(operations.map((op) => [op, checkDepth(op, fragments)] as const));
-  const prepared: Prepared = { document, operations, fragments, depthErrors };
+  const prepared: Prepared = { document, operations, fragments, depthErrors, staticCost: new Map() };
   remember(query, prepared);
   return prepared;
 }
@@ -110,6 +112,22 @@ function pickOperation(
     ? `The document has no operation named "${name}".`
     : 'The document has several operations: say which one with "operationName".';
   return fail(400, [requestError(message, 'OPERATION_NOT_FOUND')]);
+}
+
+function costErrors(
+  prepared: Prepared,
+  op: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): GraphQLFormattedError[] {
+  if (op.variableDefinitions && op.variableDefinitions.length > 0) {
+    return checkCost(accountSchema, op, prepared.fragments, variables);
+  }
+  let errors = prepared.staticCost.get(op);
+  if (!errors) {
+    errors = checkCost(accountSchema, op, prepared.fragments, variables);
+    prepared.staticCost.set(op, errors);
+  }
+  return errors;
 }
 
 /**
@@ -150,7 +168,7 @@ export async function runGraphQL(
       coerced.errors.map((e) => ({ ...located(e), extensions: { code: 'BAD_USER_INPUT' } })),
     );
   }
-  const cost = checkCost(accountSchema, op, prepared.fragments, coerced.coerced);
+  const cost = costErrors(prepared, op, coerced.coerced);
   if (cost.length > 0) return fail(400, cost);
   const result = await execute({
     schema: accountSchema,

@@ -1,5 +1,6 @@
 import type { Lecture, Section } from '../domain/curriculum.ts';
-import type { Enrollment, LectureProgress } from '../domain/enrollments.ts';
+import type { LectureProgress } from '../domain/enrollments.ts';
+import type { MemberEnrollment } from '../domain/member-reads.ts';
 import type { CoursesTable } from '../domain/tables.ts';
 import type { AccountContext } from './context.ts';
 
@@ -23,18 +24,18 @@ interface LectureNode {
   readonly enrollment: EnrollmentRef;
 }
 
-const ref = (e: Enrollment): EnrollmentRef => ({ id: e.id, active: e.active });
+const ref = (e: MemberEnrollment): EnrollmentRef => ({ id: e.id, active: e.active });
 const visible = (n: LectureNode) => n.enrollment.active || n.lecture.isFreePreview;
 
 /** Resolvers of EnrolledCourse and the course tree below it. */
 export const courseResolvers = {
   EnrolledCourse: {
-    slug: (e: Enrollment) => e.course.slug,
-    title: (e: Enrollment) => e.course.title,
-    expireDate: (e: Enrollment) => e.expiresAt,
-    hasLifetimeAccess: (e: Enrollment) => e.lifetime,
-    hasAccess: (e: Enrollment) => e.active,
-    lastWatchedLecture: (e: Enrollment) =>
+    slug: (e: MemberEnrollment) => e.course.slug,
+    title: (e: MemberEnrollment) => e.course.title,
+    expireDate: (e: MemberEnrollment) => e.expiresAt,
+    hasLifetimeAccess: (e: MemberEnrollment) => e.lifetime,
+    hasAccess: (e: MemberEnrollment) => e.active,
+    lastWatchedLecture: (e: MemberEnrollment) =>
       e.lastLectureId
         ? {
             lectureId: e.lastLectureId,
@@ -42,7 +43,7 @@ export const courseResolvers = {
             watchedAt: e.lastWatchedAt,
           }
         : null,
-    course: async (e: Enrollment, _: unknown, ctx: AccountContext): Promise<CourseNode> => {
+    course: async (e: MemberEnrollment, _: unknown, ctx: AccountContext): Promise<CourseNode> => {
       const course = await ctx.loaders.courses.load(e.courseId);
       if (!course) throw new Error(`course ${e.courseId} of enrollment ${e.id} is missing`);
       return { course, enrollment: ref(e) };

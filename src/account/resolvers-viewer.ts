@@ -4,11 +4,11 @@ import {
   countMemberEventRegistrations,
   countMemberOrders,
   countMemberSubscriptions,
-  listMemberEnrollments,
   listMemberEventRegistrations,
   listMemberOrders,
   listMemberSubscriptions,
 } from '../domain/member-account.ts';
+import { listMemberEnrollmentSummaries } from '../domain/member-reads.ts';
 import { type ConnectionArgs, lazyConnection } from './connection.ts';
 import type { AccountContext } from './context.ts';
 
@@ -40,7 +40,7 @@ export const viewerResolvers = {
       const state = args.filter?.state ? (args.filter.state.toLowerCase() as EnrollmentState) : undefined;
       return lazyConnection(
         args,
-        (page) => listMemberEnrollments(ctx.db, ctx.scope, page, state),
+        (page) => listMemberEnrollmentSummaries(ctx.db, ctx.scope, page, state),
         () => countMemberEnrollments(ctx.db, ctx.scope, state),
       );
     },

@@ -29,8 +29,9 @@ function badDateTime(): GraphQLError {
 const DateTime = new GraphQLScalarType({
   name: 'DateTime',
   serialize(value) {
+    // Stored timestamps are already ISO 8601 UTC (store/time.ts): passed through as they are.
+    if (typeof value === 'string') return value;
     if (value instanceof Date) return value.toISOString();
-    if (typeof value === 'string') return toIsoTimestamp(value) ?? value;
     throw new TypeError('DateTime cannot represent a non-date value');
   },
   parseValue(value) {

@@ -1,0 +1,185 @@
+import type { Compilable, CompiledQuery } from 'kysely';
+import { problems } from '../errors/problem-error.ts';
+import type { Db, Tx } from '../store/database.ts';
+import { isoNow } from '../store/time.ts';
+import { ENROLLMENT_STATES, type EnrollmentState } from './enrollments.ts';
+import type { MemberScope } from './member-account.ts';
+import { decodeCursor, encodeCursor, MAX_PAGE_LIMIT, type Page, type PageParams } from './pagination.ts';
+
+/**
+ * The member reads on the Account API's hot path (spec §2.5's query runs them on every call):
+ * narrow rows, and each query shape compiled once per database so a request only binds values.
+ */
+
+const SENTINEL = '\u0000param:';
+
+/** Stands in for a value while a query shape is compiled; swapped for the real one per call. */
+function param<T = string>(name: string): T {
+  return `${SENTINEL}${name}` as T;
+}
+
+const shapes = new WeakMap<object, Map<string, CompiledQuery>>();
+
+/**
+ * Runs the query `build` makes, compiled once per (database, shape): every `param(name)` in it
+ * is bound from `values`, by name, on each call. Other values are fixed by the shape.
+ */
+async function runShape<R>(
+  db: Db | Tx,
+  shape: string,
+  build: () => Compilable<R>,
+  values: Readonly<Record<string, unknown>>,
+): Promise<R[]> {
+  let byShape = shapes.get(db);
+  if (!byShape) {
+    byShape = new Map();
+    shapes.set(db, byShape);
+  }
+  let compiled = byShape.get(shape);
+  if (!compiled) {
+    compiled = build().compile();
+    byShape.set(shape, compiled);
+  }
+  const parameters = compiled.parameters.map((p) =>
+    typeof p === 'string' && p.startsWith(SENTINEL) ? values[p.slice(SENTINEL.length)] : p,
+  );
+  const result = await db.executeQuery<R>({ ...compiled, parameters });
+  return result.rows;
+}
+
+/** The member's own profile (never the password hash). */
+export interface MemberProfile {
+  id: string;
+  email: string;
+  name: string;
+}
+
+/** The member's profile; 404 if the user is gone (their token would fail first). */
+export async function getMemberProfile(db: Db | Tx, scope: MemberScope): Promise<MemberProfile> {
+  const [row] = await runShape(
+    db,
+    'profile',
+    () => db.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', param('userId')),
+    { userId: scope.userId },
+  );
+  if (!row) throw problems.notFound('No such member.');
+  return row;
+}
+
+/**
+ * An enrollment as the member sees it: access, progress, where they left off, the course named.
+ * The full `Enrollment` of enrollments.ts is a superset, so what the enrollment writes return
+ * fits here too.
+ */
+export interface MemberEnrollment {
+  id: string;
+  courseId: string;
+  course: { id: string; slug: string; title: string };
+  enrolledAt: string;
+  /** Null means lifetime access. */
+  expiresAt: string | null;
+  lifetime: boolean;
+  /** False once expiresAt has passed. */
+  active: boolean;
+  progressPercent: number;
+  completedAt: string | null;
+  lastLectureId: string | null;
+  lastPositionSeconds: number | null;
+  lastWatchedAt: string | null;
+}
+
+// Only the columns a member sees, no join to users: row width is most of a page's cost.
+function summaryQuery(db: Db | Tx, state: EnrollmentState | undefined, after: boolean) {
+  let q = db
+    .selectFrom('enrollments')
+    .innerJoin('courses', 'courses.id', 'enrollments.course_id')
+    .select([
+      'enrollments.id',
+      'enrollments.course_id',
+      'courses.slug',
+      'courses.title',
+      'enrollments.enrolled_at',
+      'enrollments.expires_at',
+      'enrollments.progress_percent',
+      'enrollments.completed_at',
+      'enrollments.last_lecture_id',
+      'enrollments.last_position_seconds',
+      'enrollments.last_watched_at',
+    ])
+    .where('enrollments.school_id', '=', param('schoolId'))
+    .where('enrollments.user_id', '=', param('userId'));
+  // The states of enrollments.ts (ENROLLMENT_STATES), with the same meaning.
+  if (state === 'active') {
+    q = q.where((eb) =>
+      eb.or([eb('enrollments.expires_at', 'is', null), eb('enrollments.expires_at', '>', param('now'))]),
+    );
+  } else if (state === 'expired') {
+    q = q.where('enrollments.expires_at', '<=', param('now'));
+  } else if (state === 'completed') {
+    q = q.where('enrollments.completed_at', 'is not', null);
+  } else if (state === 'in_progress') {
+    q = q.where('enrollments.progress_percent', '>', 0).where('enrollments.completed_at', 'is', null);
+  } else if (state === 'not_started') {
+    q = q.where('enrollments.progress_percent', '=', 0);
+  }
+  // Keyset on the time-sortable id, served by the (school_id, user_id, id) index.
+  if (after) q = q.where('enrollments.id', '>', param('after'));
+  return q.orderBy('enrollments.id').limit(param<number>('limit'));
+}
+
+function checkState(state: string | undefined): EnrollmentState | undefined {
+  if (state !== undefined && !(ENROLLMENT_STATES as readonly string[]).includes(state)) {
+    throw problems.validation([
+      { field: 'state', message: `must be one of ${ENROLLMENT_STATES.join(', ')}` },
+    ]);
+  }
+  return state as EnrollmentState | undefined;
+}
+
+function checkPageSize(limit: number | undefined): number {
+  if (limit === undefined) return 20;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+    throw problems.validation([
+      { field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` },
+    ]);
+  }
+  return limit;
+}
+
+/**
+ * The member's enrollments as summaries, oldest first, optionally by state (the states of
+ * enrollments.ts): one indexed query joined to courses by primary key; cursors as everywhere.
+ */
+export async function listMemberEnrollmentSummaries(
+  db: Db | Tx,
+  scope: MemberScope,
+  page: PageParams,
+  state?: EnrollmentState,
+): Promise<Page<MemberEnrollment>> {
+  const checked = checkState(state);
+  const limit = checkPageSize(page.limit);
+  const after = page.cursor ? decodeCursor(page.cursor) : null;
+  const now = isoNow();
+  const rows = await runShape(
+    db,
+    `enrollments:${checked ?? 'all'}:${after ? 'after' : 'first'}`,
+    () => summaryQuery(db, checked, after !== null),
+    { schoolId: scope.schoolId, userId: scope.userId, now, after, limit: limit + 1 },
+  );
+  const more = rows.length > limit;
+  const data = (more ? rows.slice(0, limit) : rows).map((r) => ({
+    id: r.id,
+    courseId: r.course_id,
+    course: { id: r.course_id, slug: r.slug, title: r.title },
+    enrolledAt: r.enrolled_at,
+    expiresAt: r.expires_at,
+    lifetime: r.expires_at === null,
+    active: r.expires_at === null || r.expires_at > now,
+    progressPercent: r.progress_percent,
+    completedAt: r.completed_at,
+    lastLectureId: r.last_lecture_id,
+    lastPositionSeconds: r.last_position_seconds,
+    lastWatchedAt: r.last_watched_at,
+  }));
+  return { data, next_cursor: more ? encodeCursor(data[data.length - 1].id) : null };
+}
