@@ -313,6 +313,36 @@ export async function reorderLectures(
   });
 }
 
+/** Moves a lecture to a section of the same course at a 1-based position (default last). */
+export async function moveLecture(
+  db: Db | Tx,
+  schoolId: string,
+  id: string,
+  to: { sectionId: string; position?: number },
+): Promise<Lecture> {
+  const c = new Checks();
+  if (to.position !== undefined) c.int('position', to.position, 1, 10_000);
+  c.done();
+  return withTransaction(db, async (tx) => {
+    const lecture = await getLecture(tx, schoolId, id);
+    const target = await sectionRow(tx, schoolId, to.sectionId);
+    if (target.course_id !== lecture.courseId) {
+      throw problems.validation([{ field: 'sectionId', message: 'must be a section of the same course' }]);
+    }
+    const ids = (await lectureIds(tx, target.id)).filter((l) => l !== id);
+    ids.splice(Math.min((to.position ?? ids.length + 1) - 1, ids.length), 0, id);
+    await tx
+      .updateTable('lectures')
+      .set({ section_id: target.id, updated_at: isoNow() })
+      .where('id', '=', id)
+      .execute();
+    await renumber(tx, 'lectures', ids);
+    if (target.id !== lecture.sectionId)
+      await renumber(tx, 'lectures', await lectureIds(tx, lecture.sectionId));
+    return getLecture(tx, schoolId, id);
+  });
+}
+
 function checkLecture(input: Partial<LectureInput>, creating: boolean): Partial<LecturesTable> {
   const c = new Checks();
   const set: Partial<LecturesTable> = {};
@@ -339,27 +369,21 @@ function checkPermutation(field: string, current: readonly string[], proposed: r
   if (!same) throw problems.validation([{ field, message: 'must list every id of the parent exactly once' }]);
 }
 
-async function sectionIds(db: Db | Tx, courseId: string): Promise<string[]> {
+// Children in their current order: a course's sections, or a section's lectures.
+async function childIds(db: Db | Tx, table: 'sections' | 'lectures', parentId: string): Promise<string[]> {
+  const parent = table === 'sections' ? 'course_id' : 'section_id';
   const rows = await db
-    .selectFrom('sections')
+    .selectFrom(table)
     .select('id')
-    .where('course_id', '=', courseId)
+    .where(parent, '=', parentId)
     .orderBy('position')
     .orderBy('id')
     .execute();
   return rows.map((r) => r.id);
 }
 
-async function lectureIds(db: Db | Tx, sectionId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('lectures')
-    .select('id')
-    .where('section_id', '=', sectionId)
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => r.id);
-}
+const sectionIds = (db: Db | Tx, courseId: string) => childIds(db, 'sections', courseId);
+const lectureIds = (db: Db | Tx, sectionId: string) => childIds(db, 'lectures', sectionId);
 
 // Positions are rewritten 1..n after every change so they never collide or leave gaps.
 async function renumber(db: Db | Tx, table: 'sections' | 'lectures', ids: readonly string[]): Promise<void> {

@@ -7,6 +7,7 @@ import {
   deleteSection,
   getCurriculum,
   getLecture,
+  moveLecture,
   reorderLectures,
   reorderSections,
   updateLecture,
@@ -98,6 +99,39 @@ describe('curriculum repository contract', () => {
       lectureIds.map((id, i) => [id, i + 1]),
     );
     assert.equal((await problemOf(reorderLectures(f.db, f.schoolA, section.id, ['lec_x']))).status, 422);
+  });
+
+  it('moves a lecture between sections of the course, renumbering both', async () => {
+    const tree = await getCurriculum(f.db, f.schoolA, courseId);
+    const first = tree.find((s) => s.lectures.length > 1)!;
+    const second = tree.find((s) => s.lectures.length === 0)!;
+    const moving = first.lectures[0];
+    const moved = await moveLecture(f.db, f.schoolA, moving.id, { sectionId: second.id, position: 1 });
+    assert.equal(moved.sectionId, second.id);
+    assert.equal(moved.position, 1);
+    const now = await getCurriculum(f.db, f.schoolA, courseId);
+    const a = now.find((s) => s.id === first.id)!;
+    const b = now.find((s) => s.id === second.id)!;
+    assert.deepEqual(
+      a.lectures.map((l) => l.position),
+      a.lectures.map((_, i) => i + 1),
+    );
+    assert.deepEqual(
+      b.lectures.map((l) => [l.id, l.position]),
+      [[moving.id, 1]],
+    );
+    const back = await moveLecture(f.db, f.schoolA, moving.id, { sectionId: first.id });
+    assert.equal(back.position, first.lectures.length);
+    const otherCourse = await createCourse(f.db, f.schoolA, { slug: 'other-c', title: 'O' });
+    const foreign = await createSection(f.db, f.schoolA, otherCourse.id, { title: 'X' });
+    assert.equal(
+      (await problemOf(moveLecture(f.db, f.schoolA, moving.id, { sectionId: foreign.id }))).status,
+      422,
+    );
+    assert.equal(
+      (await problemOf(moveLecture(f.db, f.schoolB, moving.id, { sectionId: first.id }))).status,
+      404,
+    );
   });
 
   it('updates and deletes, renumbering what is left', async () => {
