@@ -3,7 +3,7 @@ import { betaFeatures, findSchoolById } from '../domain/schools.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext } from '../http/context.ts';
 import { findClient, type OAuthClient, redirectUriMatches } from './clients.ts';
-import { type FormParams, parseParams } from './form-body.ts';
+import { type FormParams, firstNulParameter, parseParams } from './form-body.ts';
 import { resolveResource } from './resource-param.ts';
 import { decideScopes } from './scope-policy.ts';
 import type { Audience } from './scopes.ts';
@@ -75,6 +75,14 @@ export async function resolveClientAndRedirect(
   ctx: AppContext,
   raw: URLSearchParams,
 ): Promise<{ client: OAuthClient; redirectUri: string }> {
+  const nul = firstNulParameter(raw);
+  if (nul !== undefined) {
+    throw new AuthorizePageError(
+      400,
+      'Invalid request',
+      `The parameter ${nul.slice(0, 50)} contains a NUL character.`,
+    );
+  }
   for (const name of ['client_id', 'redirect_uri']) {
     if (raw.getAll(name).length > 1) {
       throw new AuthorizePageError(400, 'Invalid request', `The parameter ${name} was given more than once.`);

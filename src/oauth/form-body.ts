@@ -21,6 +21,10 @@ export function isFormRequest(c: Context): boolean {
  * refused with `invalid_request`, naming it.
  */
 export function parseParams(source: URLSearchParams, repeatable: readonly string[] = []): FormParams {
+  const nul = firstNulParameter(source);
+  if (nul !== undefined) {
+    throw new OAuthError('invalid_request', `The parameter ${nul.slice(0, 50)} contains a NUL character.`);
+  }
   const seen = new Set<string>();
   for (const key of source.keys()) {
     if (seen.has(key) && !repeatable.includes(key)) {
@@ -32,6 +36,17 @@ export function parseParams(source: URLSearchParams, repeatable: readonly string
     get: (name) => source.get(name) || undefined,
     all: (name) => source.getAll(name).filter(Boolean),
   };
+}
+
+/**
+ * The name of the first parameter whose name or value holds U+0000, which no OAuth value may
+ * contain and PostgreSQL text cannot store; undefined when there is none.
+ */
+export function firstNulParameter(source: URLSearchParams): string | undefined {
+  for (const [key, value] of source) {
+    if (key.includes('\u0000') || value.includes('\u0000')) return key.replaceAll('\u0000', '');
+  }
+  return undefined;
 }
 
 /**

@@ -105,6 +105,10 @@ export function createLoginApp(ctx: AppContext, throttle: Throttle): Hono<AppEnv
       return show(c, 403, returnTo, email, 'This form has expired. Please sign in again.');
     }
     if (!email || !password) return show(c, 400, returnTo, email, 'Enter your email and password.');
+    // NUL can be in no stored email and PostgreSQL text cannot hold it: refuse before any lookup.
+    if (email.includes('\u0000') || password.includes('\u0000')) {
+      return show(c, 400, returnTo, '', 'Enter your email and password.');
+    }
 
     const rules: ThrottleRule[] = [
       {
