@@ -1,150 +1,12 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import {
-  Client,
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type OAuthTokens,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo-seed.ts';
 import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
-import { authorizeInBrowser, Browser } from '../support/oauth-flow.ts';
+import { Browser } from '../support/oauth-flow.ts';
 import { type LiveApp, startLiveApp } from './harness.ts';
-
-/**
- * The client SDK's OAuth provider, with the test playing the user's browser: when the SDK sends
- * the user to the authorization endpoint, the test signs in and consents through the real
- * /login and consent forms, and keeps the code the redirect URI received.
- */
-class BrowserPlayingProvider implements OAuthClientProvider {
-  readonly browser: Browser;
-  readonly user: string;
-  readonly redirectUri = `http://127.0.0.1:${40000 + Math.floor(Math.random() * 20000)}/callback`;
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  authorizationUrls: URL[] = [];
-  consentPages: string[] = [];
-  private pendingCallback?: URLSearchParams;
-  private discovery?: OAuthDiscoveryState;
-  private lastState?: string;
-  registrations = 0;
-
-  constructor(browser: Browser, user: string, clientId?: string) {
-    this.browser = browser;
-    this.user = user;
-    // A member app's client_id is handed over by the school's operator (spec §5.2 item 5).
-    if (clientId)
-      this.info = { client_id: clientId, issuer: browser.t.config.baseUrl } as OAuthClientInformationMixed;
-  }
-
-  get redirectUrl(): string {
-    return this.redirectUri;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'Lectern MCP test agent',
-      redirect_uris: [this.redirectUri],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      application_type: 'native',
-    } as OAuthClientMetadata;
-  }
-
-  state(): string {
-    this.lastState = randomBytes(12).toString('base64url');
-    return this.lastState;
-  }
-
-  clientInformation() {
-    return this.info;
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.registrations++;
-    this.info = info;
-  }
-
-  tokens() {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.authorizationUrls.push(url);
-    const { location, consentPage } = await authorizeInBrowser(this.browser, url.toString(), {
-      user: this.user,
-    });
-    if (consentPage) this.consentPages.push(consentPage);
-    assert.equal(`${location.origin}${location.pathname}`, this.redirectUri);
-    assert.equal(location.searchParams.get('state'), this.lastState);
-    assert.ok(location.searchParams.get('code'), `no code in ${location}`);
-    this.pendingCallback = location.searchParams;
-  }
-
-  saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.discovery = state;
-  }
-
-  discoveryState() {
-    return this.discovery;
-  }
-
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-
-  codeVerifier(): string {
-    assert.ok(this.verifier);
-    return this.verifier;
-  }
-
-  /** What the redirect URI received (code, state, iss): the SDK checks iss (RFC 9207). */
-  takeCallback(): URLSearchParams {
-    const params = this.pendingCallback;
-    assert.ok(params, 'the browser brought back no code');
-    this.pendingCallback = undefined;
-    return params;
-  }
-}
-
-type Text = Array<{ type: string; text: string }>;
-
-/** The scopes an authorization URL asked for; the SDK adds offline_access when the AS lists it. */
-function askedScopes(url: URL): string[] {
-  return (url.searchParams.get('scope') ?? '')
-    .split(' ')
-    .filter((s) => s && s !== 'offline_access')
-    .sort();
-}
-
-/** Calls a tool; on the SDK's "finish the redirect" signal, hands it the code and calls again. */
-async function callWithAuth(
-  client: Client,
-  transport: StreamableHTTPClientTransport,
-  provider: BrowserPlayingProvider,
-  name: string,
-  args: Record<string, unknown>,
-) {
-  try {
-    return await client.callTool({ name, arguments: args });
-  } catch (err) {
-    assert.ok(err instanceof UnauthorizedError, `expected the SDK to ask for authorization, got ${err}`);
-    await transport.finishAuth(provider.takeCallback());
-    return client.callTool({ name, arguments: args });
-  }
-}
+import { askedScopes, BrowserPlayingProvider, callWithAuth, type Text } from './oauth-agent.ts';
 
 describe("an agent's whole journey with the client SDK's OAuth support", () => {
   let live: LiveApp;
@@ -205,7 +67,7 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
     assert.ok(paths.includes('POST /api/oauth/register 201'), paths.join('\n'));
     assert.ok(paths.includes('POST /api/oauth/token 200'), paths.join('\n'));
     assert.equal(paths[paths.length - 1], 'POST /mcp 200');
-    assert.equal(provider.registrations, 1);
+    assert.equal(requests.filter((r) => r.path === '/api/oauth/register').length, 1);
     assert.match(provider.info?.client_id ?? '', /.+/);
 
     // The authorization request asked for the challenge's scopes, bound to this resource.
@@ -234,16 +96,19 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
     assert.ok(stepUpScopes.includes('coupons:write'), stepUp.toString());
     assert.ok(stepUpScopes.includes('courses:read'), 'the step-up keeps the scopes already granted');
     assert.ok((await client.listTools()).tools.some((t) => t.name === 'coupons_create'));
-    assert.equal(provider.registrations, 1, 'the registered client is reused for the step-up');
+    assert.equal(
+      requests.filter((r) => r.path === '/api/oauth/register').length,
+      1,
+      'the registered client is reused for the step-up',
+    );
     await client.close();
   });
 
   it('member: a member app client_id → 401 asking for account:read → consent → my tools → step-up to account:write', async () => {
-    const provider = new BrowserPlayingProvider(
-      new Browser(live.t),
-      'student@example.com',
-      DEMO_MEMBER_APP_ID,
-    );
+    const provider = new BrowserPlayingProvider(new Browser(live.t), 'student@example.com', {
+      clientId: DEMO_MEMBER_APP_ID,
+    });
+    requests.length = 0;
     const transport = new StreamableHTTPClientTransport(live.mcpUrl, {
       authProvider: provider,
       fetch: loggingFetch,
@@ -257,7 +122,8 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
     const enrollments = (mine.structuredContent as { enrollments: Array<{ course: { slug: string } }> })
       .enrollments;
     assert.ok(enrollments.length > 0, 'the demo student is enrolled in courses');
-    assert.equal(provider.registrations, 0, 'a member app is not registered, it is given');
+    assert.equal(provider.info?.client_id, DEMO_MEMBER_APP_ID, 'a member app is not registered, it is given');
+    assert.equal(requests.filter((r) => r.path === '/api/oauth/register').length, 0);
     const first = provider.authorizationUrls[0];
     assert.deepEqual(askedScopes(first), ['account:read', 'openid']);
 

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client, OAuthError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { configureCimdFetch } from '../../src/oauth/cimd.ts';
+import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
+import { Browser } from '../support/oauth-flow.ts';
+import { type LiveApp, startLiveApp } from './harness.ts';
+import { askedScopes, BrowserPlayingProvider, callWithAuth } from './oauth-agent.ts';
+
+const HOST = 'agent.example';
+
+/**
+ * The journey of an agent that has no registration at all: it names itself by the HTTPS URL of
+ * its Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document). A local HTTPS
+ * server with a throw-away certificate plays the agent's web site; only this app trusts it.
+ */
+describe('an agent identified by a Client ID Metadata Document', () => {
+  let live: LiveApp;
+  let dir: string;
+  let site: Server;
+  let docUrl: string;
+  let fetched = 0;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lectern-mcp-cimd-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${HOST}`,
+        '-addext',
+        `subjectAltName=DNS:${HOST}`,
+      ],
+      { stdio: 'ignore' },
+    );
+    const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    site = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
+      if (req.url !== '/mcp-agent.json') return void res.writeHead(404).end();
+      fetched++;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          client_id: docUrl,
+          client_name: 'Metadata Document Agent',
+          redirect_uris: ['http://127.0.0.1/callback'],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    docUrl = `https://${HOST}:${(site.address() as AddressInfo).port}/mcp-agent.json`;
+    live = await startLiveApp({ CIMD_ALLOWED_HOSTS: HOST });
+    configureCimdFetch(live.t.runtime, {
+      ca: cert,
+      resolve: async (hostname) => (hostname === HOST ? [{ address: '127.0.0.1', family: 4 }] : []),
+      allowAddress: '127.0.0.1',
+    });
+    await seedDemoData(live.t.runtime.db);
+  });
+
+  after(async () => {
+    await live.close();
+    site.closeAllConnections();
+    await new Promise((resolve) => site.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('401 → discovery → the document URL as client_id (no registration) → consent → read tools; write scopes refused while unreviewed', async () => {
+    const provider = new BrowserPlayingProvider(new Browser(live.t), 'owner@example.com', {
+      clientMetadataUrl: docUrl,
+    });
+    // The document lists http://127.0.0.1/callback: a loopback redirect matches on any port (RFC 8252 §7.3).
+    const transport = new StreamableHTTPClientTransport(live.mcpUrl, { authProvider: provider });
+    const client = new Client(
+      { name: 'cimd-agent', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(transport);
+
+    const courses = await callWithAuth(client, transport, provider, 'courses_list', {});
+    assert.equal(courses.isError, undefined, JSON.stringify(courses));
+    assert.equal(provider.info?.client_id, docUrl, 'no registration: the document URL is the client_id');
+    const authorize = provider.authorizationUrls[0];
+    assert.equal(authorize.searchParams.get('client_id'), docUrl);
+    assert.deepEqual(askedScopes(authorize), [...MCP_CHALLENGE_SCOPES].sort());
+    assert.match(provider.consentPages[0] ?? '', /Metadata Document Agent/);
+    assert.ok(fetched >= 1, 'the server fetched the metadata document');
+
+    // Step-up to a write scope: the authorization server refuses it for an unreviewed document
+    // (product.md §3), and the client learns why instead of looping.
+    const error = await callWithAuth(client, transport, provider, 'courses_create', {
+      slug: 'agent-course',
+      title: 'Agent course',
+    }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof OAuthError, String(error));
+    assert.equal(error.code, 'invalid_scope');
+    assert.match(error.message, /not reviewed yet and may request read and identity scopes only/);
+    const stepUp = provider.authorizationUrls[1];
+    assert.ok(askedScopes(stepUp).includes('courses:write'));
+    await client.close();
+  });
+});
