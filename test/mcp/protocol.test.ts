@@ -193,6 +193,37 @@ describe('MCP endpoint: authentication, scope gate, protocol errors, CORS', () =
     assert.match(text, /"id":3/);
   });
 
+  it('older revisions are negotiated on initialize; an unknown one gets the newest 2025 revision', async () => {
+    for (const [asked, expected] of [
+      ['2025-11-25', '2025-11-25'],
+      ['2025-06-18', '2025-06-18'],
+      ['2025-03-26', '2025-03-26'],
+      ['2024-11-05', '2024-11-05'],
+      ['1999-01-01', '2025-11-25'],
+    ]) {
+      const res = await postMcp(
+        live,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+        },
+        { 'MCP-Protocol-Version': '' },
+      );
+      assert.equal(res.status, 200, asked);
+      const body = await readJsonRpc(res);
+      const result = body.result as {
+        protocolVersion: string;
+        serverInfo: { name: string };
+        instructions: string;
+      };
+      assert.equal(result.protocolVersion, expected, asked);
+      assert.equal(result.serverInfo.name, 'lectern');
+      assert.match(result.instructions, /how_to_authenticate/);
+    }
+  });
+
   it('malformed JSON is a JSON-RPC parse error (-32700), HTTP 400', async () => {
     const res = await postMcp(live, '{"jsonrpc": "2.0", "id": 1, "method": ');
     assert.equal(res.status, 400);
