@@ -42,10 +42,11 @@ function flatInput(op: AdminOperation): {
   }
   const body = op.input.body as z.ZodType | undefined;
   const bodyShape = shapeOf(body);
-  const nestedBody =
-    body !== undefined && (!bodyShape || Object.keys(bodyShape).some((k) => parts.has(k) || k === 'body'));
-  if (body && nestedBody) shape.body = body;
-  else
+  const nestedBody = body !== undefined && (!bodyShape || Object.keys(bodyShape).some((k) => parts.has(k)));
+  if (body && nestedBody) {
+    if (parts.has('body')) throw new Error(`${op.name}: a path or query field named body`);
+    shape.body = body;
+  } else
     for (const [key, field] of Object.entries(bodyShape ?? {})) {
       shape[key] = field;
       parts.set(key, 'body');

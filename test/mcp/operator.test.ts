@@ -110,6 +110,31 @@ describe('MCP operator tools, one per admin operation', () => {
     await client.close();
   });
 
+  it('path, query and body fields are one flat argument object (a body field named body included)', async () => {
+    const { client } = await connectClient(live, {
+      token: await operatorToken(['courses:write', 'curriculum:write', 'posts:write']),
+    });
+    const post = await client.callTool({
+      name: 'posts_create',
+      arguments: { title: 'Hello', slug: 'hello', body: 'The post text.' },
+    });
+    assert.equal(post.isError, undefined, JSON.stringify(post));
+    assert.equal((post.structuredContent as { body: string }).body, 'The post text.');
+    const section = await client.callTool({
+      name: 'curriculum_create_section',
+      arguments: { course_id: seeded.publishedCourseId, title: 'Advanced' },
+    });
+    assert.equal(section.isError, undefined, JSON.stringify(section));
+    const sectionId = (section.structuredContent as { id: string }).id;
+    const lecture = await client.callTool({
+      name: 'curriculum_create_lecture',
+      arguments: { section_id: sectionId, title: 'Mapped types', type: 'text', body: 'Lecture text.' },
+    });
+    assert.equal(lecture.isError, undefined, JSON.stringify(lecture));
+    assert.equal((lecture.structuredContent as { title: string }).title, 'Mapped types');
+    await client.close();
+  });
+
   it('domain validation failures are tool errors naming the field', async () => {
     const { client } = await connectClient(live, { token: await operatorToken(['coupons:write']) });
     const res = await client.callTool({
