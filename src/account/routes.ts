@@ -1,5 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import type { AppContext } from '../http/context.ts';
 import { ACCOUNT_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import {
@@ -32,6 +33,7 @@ function respond(
   return c.body(JSON.stringify(body), status as 200, {
     'Content-Type': `${type}; charset=utf-8`,
     'Cache-Control': 'no-store',
+    Vary: 'Accept',
     ...headers,
   });
 }
@@ -154,6 +156,18 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
     return respond(c, outcome.status, outcome.body, outcome.status === 405 ? { Allow: 'POST' } : {});
   };
 
+  // Browser member apps: answered before auth; `*` is safe because only bearer tokens, never
+  // cookies, authenticate here.
+  app.use(
+    PATH,
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Accept'],
+      exposeHeaders: ['WWW-Authenticate'],
+      maxAge: 86400,
+    }),
+  );
   app.get(`${PATH}/schema.graphql`, (c) =>
     c.body(ACCOUNT_SDL, 200, {
       'Content-Type': 'text/plain; charset=utf-8',

@@ -157,6 +157,26 @@ describe('Account API authorization (spec §5.5, §5.6, §7; RFC 6750 §3; produ
     assert.equal(user?.name, 'Sam Student');
   });
 
+  it('CORS for browser member apps: preflight answered before auth; challenges readable', async () => {
+    const preflight = await t.request('/account/graphql', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'http://127.0.0.1:5173',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+    assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /POST/);
+    const res = await gql(t, null, QUERY, undefined, { Origin: 'http://127.0.0.1:5173' });
+    assert.equal(res.status, 401);
+    assert.equal(res.headers.get('access-control-allow-origin'), '*');
+    assert.equal(res.headers.get('access-control-expose-headers'), 'WWW-Authenticate');
+    assert.equal(res.headers.get('access-control-allow-credentials'), null);
+  });
+
   describe('school isolation (product.md §2): the same person, two schools, two tokens', () => {
     const ALL = `{ viewer { id school { id name }
       enrolledCourses { totalCount nodes { slug course { id sections { lectures { id } } } } }
