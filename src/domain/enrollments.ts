@@ -2,7 +2,7 @@ import { newId } from '../crypto/ids.ts';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, withTransaction } from './checks.ts';
+import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
 import { addRoles, findMembership } from './memberships.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { EnrollmentsTable } from './tables.ts';
@@ -175,6 +175,12 @@ export async function findEnrollmentOf(
   return row ? toEnrollment(row) : undefined;
 }
 
+function alreadyEnrolled(): ProblemError {
+  return new ProblemError(409, 'already_enrolled', 'Conflict', {
+    detail: 'The user is already enrolled in this course.',
+  });
+}
+
 /**
  * Enrolls a user in a course of the school. expiresAt null (the default) is lifetime access.
  * A user without a role at the school becomes its student. Twice is a 409 `already_enrolled`.
@@ -205,11 +211,7 @@ export async function enroll(
     if (!course) throw problems.notFound('No such course.');
     const user = await tx.selectFrom('users').select('id').where('id', '=', input.userId).executeTakeFirst();
     if (!user) throw problems.notFound('No such user.');
-    if (await findEnrollmentOf(tx, schoolId, input.userId, input.courseId)) {
-      throw new ProblemError(409, 'already_enrolled', 'Conflict', {
-        detail: 'The user is already enrolled in this course.',
-      });
-    }
+    if (await findEnrollmentOf(tx, schoolId, input.userId, input.courseId)) throw alreadyEnrolled();
     if (!(await findMembership(tx, schoolId, input.userId))) {
       await addRoles(tx, schoolId, input.userId, ['student']);
     }
@@ -233,7 +235,11 @@ export async function enroll(
         created_at: now,
         updated_at: now,
       })
-      .execute();
+      .execute()
+      .catch((err: unknown) => {
+        // A concurrent enrollment committed between the check and the insert.
+        throw isUniqueViolation(err) ? alreadyEnrolled() : err;
+      });
     return getEnrollment(tx, schoolId, id);
   });
 }

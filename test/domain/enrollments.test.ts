@@ -56,6 +56,20 @@ describe('enrollments and progress repository contract', () => {
     );
   });
 
+  it('answers concurrent enrollments of one person with one enrollment and 409s', async () => {
+    const course = await createCourse(f.db, f.schoolA, { slug: 'race', title: 'Race' });
+    const results = await Promise.allSettled(
+      Array.from({ length: 4 }, () => enroll(f.db, f.schoolA, { userId: f.bob, courseId: course.id })),
+    );
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    for (const r of results) {
+      if (r.status === 'rejected') assert.equal((r.reason as { code: string }).code, 'already_enrolled');
+    }
+    assert.equal(await countEnrollments(f.db, f.schoolA, { courseId: course.id }), 1);
+    const winner = results.find((r) => r.status === 'fulfilled')!;
+    await unenroll(f.db, f.schoolA, (winner as PromiseFulfilledResult<{ id: string }>).value.id);
+  });
+
   it('makes a user without a role at the school its student', async () => {
     const dan = await createUser(f.db, { email: 'dan@example.com', name: 'Dan', passwordHash: null });
     await enroll(f.db, f.schoolA, { userId: dan.id, courseId, expiresAt: isoIn(86400) });
