@@ -20,10 +20,11 @@ import {
   registerForEvent,
 } from './event-registrations.ts';
 import { type Event, getEvent } from './events.ts';
+import { getMemberProfile, type MemberProfile } from './member-reads.ts';
 import { countOrders, listOrders, type Order } from './orders.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { CoursesTable, MembershipPlansTable, SubscriptionsTable } from './tables.ts';
-import { findUserById, type User, updateUserName } from './users.ts';
+import { updateUserName } from './users.ts';
 
 /**
  * One member's own data at one school: what the Account API and the member MCP tools read and
@@ -33,13 +34,6 @@ import { findUserById, type User, updateUserName } from './users.ts';
 export interface MemberScope {
   readonly schoolId: string;
   readonly userId: string;
-}
-
-/** The member's user row; it exists while their token is valid (the verifier checked it). */
-export async function getMember(db: Db | Tx, scope: MemberScope): Promise<User> {
-  const user = await findUserById(db, scope.userId);
-  if (!user) throw new ProblemError(404, 'not_found', 'Not Found', { detail: 'No such member.' });
-  return user;
 }
 
 /** The member's enrollments with their course, oldest first, optionally by state. */
@@ -378,10 +372,10 @@ export async function cancelMemberEventRegistration(
 }
 
 /** Renames the member (1–200 characters, trimmed); 422 `validation_failed` otherwise. */
-export async function renameMember(db: Db | Tx, scope: MemberScope, name: string): Promise<User> {
+export async function renameMember(db: Db | Tx, scope: MemberScope, name: string): Promise<MemberProfile> {
   const c = new Checks();
   const trimmed = c.text('name', name, 200);
   c.done();
   await updateUserName(db, scope.userId, trimmed);
-  return getMember(db, scope);
+  return getMemberProfile(db, scope);
 }
