@@ -13,7 +13,8 @@ export type RequestErrorCode =
   | 'BAD_USER_INPUT'
   | 'OPERATION_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
-  | 'UNSUPPORTED_MEDIA_TYPE';
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'PAYLOAD_TOO_LARGE';
 
 // Domain problem codes whose GraphQL name differs from the upper-cased code.
 const PROBLEM_CODES: Record<string, string> = {

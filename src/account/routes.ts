@@ -138,7 +138,7 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
     maxSize: MAX_BODY_BYTES,
     onError: (c) =>
       respond(c, 413, {
-        errors: [requestError(`The request body exceeds ${MAX_BODY_BYTES} bytes.`, 'BAD_REQUEST')],
+        errors: [requestError(`The request body exceeds ${MAX_BODY_BYTES} bytes.`, 'PAYLOAD_TOO_LARGE')],
       }),
   });
 

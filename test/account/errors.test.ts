@@ -168,7 +168,7 @@ describe('Account API request errors: coded GraphQL errors, never a 500', () => 
       JSON.stringify({ query: '{ viewer { id } }', variables: { x: 'y'.repeat(70_000) } }),
     );
     assert.equal(res.status, 413);
-    assert.equal(res.body.errors[0].extensions.code, 'BAD_REQUEST');
+    assert.equal(res.body.errors[0].extensions.code, 'PAYLOAD_TOO_LARGE');
   });
 
   it('wrong variable types → 400 BAD_USER_INPUT', async () => {
