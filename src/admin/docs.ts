@@ -37,7 +37,17 @@ const PAGE = `<!doctype html>
 </body>
 </html>`;
 
-const INIT = `Scalar.createApiReference('#app', { url: '/openapi.json', withDefaultFonts: false, hideClientButton: false });\n`;
+// Everything that would phone home (AI agent, telemetry, web fonts, request proxy) is off.
+const INIT = `Scalar.createApiReference('#app', ${JSON.stringify({
+  url: '/openapi.json',
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  showDeveloperTools: 'never',
+  showToolbar: 'never',
+  documentDownloadType: 'json',
+  persistAuth: false,
+})});\n`;
 
 /** `/docs`: the rendered API reference (Scalar's standalone bundle, self-hosted, CSP-locked). */
 export function registerDocs(app: Hono<AppEnv>): void {

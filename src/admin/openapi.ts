@@ -210,13 +210,18 @@ export function buildOpenApiDocument(baseUrl: string, ops: readonly AdminOperati
     paths[op.path] ??= {};
     paths[op.path][op.method.toLowerCase()] = entry;
   }
-  const groups = Object.keys(RESOURCE_SCOPES).filter((g) => ops.some((op) => op.group === g));
+  // Tags in catalogue order (courses first), which is how a reader meets the API.
+  const groups = [...new Set(ops.map((op) => op.group))].filter((g) => g in RESOURCE_SCOPES);
   return {
     openapi: '3.1.0',
     info: { title: 'Lectern Admin API', version: '1.0.0', description: OPENAPI_INTRO(baseUrl) },
     servers: [{ url: baseUrl }],
     security: [{ oauth2: [] }],
-    tags: groups.map((name) => ({ name, description: GROUP_DESCRIPTIONS[name] ?? name })),
+    tags: groups.map((name) => ({
+      name,
+      'x-displayName': name.charAt(0).toUpperCase() + name.slice(1).replaceAll('_', ' '),
+      description: GROUP_DESCRIPTIONS[name] ?? name,
+    })),
     paths,
     components: {
       schemas,
@@ -244,6 +249,8 @@ export function buildOpenApiDocument(baseUrl: string, ops: readonly AdminOperati
           description: `OAuth 2.1 authorization code flow with PKCE (S256). Discovery: ${baseUrl}/.well-known/oauth-authorization-server`,
           flows: {
             authorizationCode: {
+              // Scalar's extension: its built-in client then sends a PKCE S256 challenge.
+              'x-usePkce': 'SHA-256',
               authorizationUrl: `${baseUrl}/oauth/authorize`,
               tokenUrl: `${baseUrl}/api/oauth/token`,
               refreshUrl: `${baseUrl}/api/oauth/token`,
