@@ -52,6 +52,7 @@ export interface RunningServer {
 /** Serves an app on host:port (port 0 picks a free one). */
 export function listen(app: Hono<AppEnv>, host: string, port: number): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
+    let closing = false;
     const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
       const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address;
       resolve({
@@ -59,16 +60,25 @@ export function listen(app: Hono<AppEnv>, host: string, port: number): Promise<R
         url: `http://${shownHost}:${info.port}`,
         shutdown: (graceMs = 10_000) =>
           new Promise<void>((done) => {
-            const http = server as import('node:http').Server;
-            const force = setTimeout(() => http.closeAllConnections?.(), graceMs);
+            closing = true;
+            const force = setTimeout(() => http.closeAllConnections(), graceMs);
             force.unref();
             http.close(() => {
               clearTimeout(force);
               done();
             });
             // Idle keep-alive sockets would hold close() open; in-flight ones finish first.
-            http.closeIdleConnections?.();
+            http.closeIdleConnections();
           }),
+      });
+    });
+    const http = server as import('node:http').Server;
+    // A keep-alive connection whose response ends after shutdown began would otherwise linger
+    // until the keep-alive timeout: tell the client to close, and drop it once idle.
+    http.on('request', (_req, res) => {
+      if (closing && !res.headersSent) res.setHeader('Connection', 'close');
+      res.once('finish', () => {
+        if (closing) setImmediate(() => http.closeIdleConnections());
       });
     });
     server.once('error', reject);
