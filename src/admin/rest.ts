@@ -67,8 +67,24 @@ async function uploadBody(c: Context): Promise<RawUpload> {
   };
 }
 
-function render(c: Context, result: InvokeResult, replayed = false): Response {
+/**
+ * For a create, the GET operation that reads what it made (same response schema, one path
+ * parameter): its path becomes the 201's `Location` (RFC 9110 §10.2.2).
+ */
+export function locationTemplate(op: AdminOperation, all: readonly AdminOperation[]): string | undefined {
+  if (op.method !== 'POST' || (op.status ?? 200) !== 201 || !op.output) return undefined;
+  const reader = all.find(
+    (o) => o.method === 'GET' && o.output === op.output && (o.path.match(/\{/g) ?? []).length === 1,
+  );
+  return reader?.path;
+}
+
+function render(c: Context, result: InvokeResult, replayed = false, location?: string): Response {
   const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+  const id = (result.body as { id?: unknown } | undefined)?.id;
+  if (location && result.status === 201 && typeof id === 'string') {
+    headers.Location = location.replace(/\{\w+\}/, encodeURIComponent(id));
+  }
   if (replayed) headers['Idempotent-Replayed'] = 'true';
   if (result.binary) {
     return c.body(result.binary.bytes as Uint8Array<ArrayBuffer>, result.status as 200, {
@@ -85,6 +101,8 @@ function render(c: Context, result: InvokeResult, replayed = false): Response {
 }
 
 function route(ctx: AppContext, op: AdminOperation) {
+  const readPath = locationTemplate(op, adminOperations);
+  const location = readPath && `${ctx.config.baseUrl}${readPath}`;
   return async (c: Context) => {
     const principal = await authenticate(ctx, c);
     authorizeOperation(ctx.config.baseUrl, principal, op);
@@ -107,7 +125,7 @@ function route(ctx: AppContext, op: AdminOperation) {
       ) {
         return c.body(null, 304, { ETag: result.etag, 'Cache-Control': 'no-store' });
       }
-      return render(c, result);
+      return render(c, result, false, location);
     }
     checkIdempotencyKey(key);
     const request: IdempotentRequest = {
@@ -129,6 +147,7 @@ function route(ctx: AppContext, op: AdminOperation) {
         c,
         { status: claim.status, body: stored, etag: op.etag ? entityTag(stored) : undefined },
         true,
+        location,
       );
     }
     try {
@@ -139,7 +158,7 @@ function route(ctx: AppContext, op: AdminOperation) {
         result.status,
         result.body === undefined ? '' : JSON.stringify(result.body),
       );
-      return render(c, result);
+      return render(c, result, false, location);
     } catch (err) {
       // Only a success is remembered: a failed request changed nothing, so its retry runs anew.
       await releaseIdempotencyKey(ctx.db, request);

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
+import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
+import { likePattern } from './posts.ts';
 import type { StoredFilesTable } from './tables.ts';
 
 /**
@@ -182,4 +185,26 @@ export async function requireSchoolFile(
     .where('id', '=', fileId)
     .executeTakeFirst();
   if (!f) throw problems.validation([{ field, message: 'no such file at this school' }]);
+}
+
+/** Files of the school, oldest first, by media type prefix (`image/`) or filename search. */
+export async function listStoredFiles(
+  db: Db | Tx,
+  schoolId: string,
+  filter: { contentType?: string; search?: string } = {},
+  page: PageParams = {},
+): Promise<Page<StoredFile>> {
+  let q = db
+    .selectFrom('stored_files')
+    .selectAll('stored_files')
+    .where('stored_files.school_id', '=', schoolId);
+  if (filter.contentType) {
+    const type = filter.contentType.toLowerCase();
+    q = type.endsWith('/')
+      ? q.where('stored_files.content_type', 'like', `${type.replace(/[\\%_]/g, '')}%`)
+      : q.where('stored_files.content_type', '=', type);
+  }
+  if (filter.search)
+    q = q.where(sql`lower(stored_files.filename)`, 'like', sql`${likePattern(filter.search)} escape '\\'`);
+  return mapPage(await paginate(q, page, { table: 'stored_files' }), toFile);
 }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminOperations } from '../../src/admin/catalogue.ts';
 import type { AdminOperation } from '../../src/admin/define-operation.ts';
+import { locationTemplate } from '../../src/admin/rest.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -67,7 +68,7 @@ const RECIPES: Record<string, (w: World, call: Call) => Promise<Recipe> | Recipe
   'lecturers.create': () => ({ body: { name: 'Another lecturer' } }),
   'lecturers.update': () => ({ body: { headline: 'Teacher' } }),
   'lecturers.delete': () => ({}),
-  'orders.list': () => ({ query: { status: 'paid' } }),
+  'orders.list': () => ({ query: { status: 'paid', email: 'SAM@example.com' } }),
   'orders.get': () => ({}),
   'coupons.list': () => ({ query: { active: 'true' } }),
   'coupons.get': () => ({}),
@@ -124,6 +125,7 @@ const RECIPES: Record<string, (w: World, call: Call) => Promise<Recipe> | Recipe
   'appearance.get': () => ({}),
   'appearance.update': (w) => ({ body: { primary_color: '#112233', logo_file_id: w.file_id } }),
   'storage.upload': () => ({}),
+  'storage.list': () => ({ query: { content_type: 'image/' } }),
   'storage.get': () => ({}),
   'storage.download': () => ({}),
   'storage.delete': () => ({}),
@@ -277,6 +279,14 @@ describe('every catalogue operation', () => {
       assert.ok(parsed.success, `${op.name} response matches its schema: ${parsed.error?.message}`);
       assert.deepEqual(parsed.data, res.body, `${op.name} sends no field outside its schema`);
       if (op.etag) assert.match(res.headers.get('etag') ?? '', /^"[A-Za-z0-9_-]{27}"$/);
+      // RFC 9110 §10.2.2: a 201 says where the new resource is, and reading it there works.
+      if (expected === 201 && locationTemplate(op, adminOperations)) {
+        const location = res.headers.get('location') ?? '';
+        assert.match(location, /^http:\/\/lectern\.test\/api\/v1\//);
+        const read = await api(t, await s.token())('GET', location);
+        assert.equal(read.status, 200);
+        assert.equal(read.body.id, res.body.id);
+      }
       // Nothing of the other school ever appears in this school's answers either.
       const text = JSON.stringify(res.body);
       for (const id of Object.values(otherWorld)) assert.ok(!text.includes(id), `${op.name} leaks ${id}`);

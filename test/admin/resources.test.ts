@@ -199,8 +199,19 @@ describe('admin API: resource rules', () => {
     assert.equal(progress.body.lectures.length, 1);
     assert.equal(progress.body.lectures[0].lecture_id, w.lecture_id);
     assert.equal(progress.body.lectures[0].completed, true);
-    const expired = await call('GET', `/api/v1/enrollments?state=active&course_id=${w.course_id}`);
-    assert.equal(expired.body.data.length, 2);
+    const active = await call('GET', `/api/v1/enrollments?state=active&course_id=${w.course_id}`);
+    assert.equal(active.body.data.length, 2);
+    const byEmail = await call('GET', '/api/v1/enrollments?email=NEWBIE@example.com');
+    assert.deepEqual(
+      byEmail.body.data.map((e: { id: string }) => e.id),
+      [r.body.id],
+    );
+    assert.deepEqual((await call('GET', '/api/v1/enrollments?email=nobody@example.com')).body, {
+      data: [],
+      next_cursor: null,
+    });
+    const orders = await call('GET', '/api/v1/orders?email=newbie@example.com');
+    assert.deepEqual(orders.body.data, []);
   });
 
   it('curriculum: reorder needs every id exactly once', async () => {

@@ -4,6 +4,7 @@ import { defineOperation } from '../define-operation.ts';
 import {
   Amount,
   Currency,
+  Email,
   Id,
   named,
   PageQuery,
@@ -12,6 +13,7 @@ import {
   Timestamp,
   toSnake,
 } from '../schemas.ts';
+import { userFilter } from './students.ts';
 
 const OrderSchema = named(
   'Order',
@@ -54,7 +56,8 @@ export const orderOperations = [
     name: 'orders.list',
     group: 'orders',
     summary: 'List orders',
-    description: 'Orders oldest first; filter by `status`, `user_id` and creation date range.',
+    description:
+      'Orders oldest first; filter by `status`, buyer (`user_id` or `email`) and creation date range.',
     scope: 'orders:read',
     method: 'GET',
     path: '/api/v1/orders',
@@ -63,16 +66,19 @@ export const orderOperations = [
         ...PageQuery,
         status: z.enum(ORDER_STATUSES).optional(),
         user_id: Id.optional(),
+        email: Email.optional().describe('The buyer’s email (exact, case-insensitive).'),
         ...RangeQuery('orders created'),
       }),
     },
     output: pageOf(OrderSchema),
     annotations: read,
     handler: async (ctx, { query }) => {
+      const userId = await userFilter(ctx, query.user_id, query.email);
+      if (userId === null) return { data: [], next_cursor: null };
       const page = await listOrders(
         ctx.db,
         ctx.schoolId,
-        { status: query.status, userId: query.user_id, createdFrom: query.from, createdTo: query.to },
+        { status: query.status, userId, createdFrom: query.from, createdTo: query.to },
         query,
       );
       return { data: page.data.map(present), next_cursor: page.next_cursor };

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import {
   deleteStoredFile,
   getStoredFile,
+  listStoredFiles,
   readStoredFile,
   type StoredFile,
   storeFile,
 } from '../../domain/storage.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
-import { Id, named, Timestamp } from '../schemas.ts';
+import { Id, named, PageQuery, pageOf, SearchQuery, Timestamp } from '../schemas.ts';
 
 const FileSchema = named(
   'StoredFile',
@@ -36,7 +37,7 @@ const present = (ctx: OperationContext, f: StoredFile): z.output<typeof FileSche
 
 const ById = z.strictObject({ file_id: Id });
 
-/** The storage operations: upload, metadata, download, delete. */
+/** The storage operations: upload, list, metadata, download, delete. */
 export const storageOperations = [
   defineOperation({
     name: 'storage.upload',
@@ -66,6 +67,34 @@ export const storageOperations = [
     handler: async (ctx, { raw }) => {
       const { filesDir, uploadLimitBytes } = ctx.app.config;
       return present(ctx, await storeFile(ctx.db, filesDir, uploadLimitBytes, ctx.schoolId, raw!));
+    },
+  }),
+  defineOperation({
+    name: 'storage.list',
+    group: 'storage',
+    summary: 'List files',
+    description:
+      'Files oldest first; `content_type` is exact (`image/png`) or a prefix ending in `/` (`image/`); `search` matches the filename.',
+    scope: 'storage:write',
+    method: 'GET',
+    path: '/api/v1/storage/files',
+    input: {
+      query: z.strictObject({
+        ...PageQuery,
+        content_type: z.string().max(100).optional(),
+        search: SearchQuery,
+      }),
+    },
+    output: pageOf(FileSchema),
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    handler: async (ctx, { query }) => {
+      const page = await listStoredFiles(
+        ctx.db,
+        ctx.schoolId,
+        { contentType: query.content_type, search: query.search },
+        query,
+      );
+      return { data: page.data.map((f) => present(ctx, f)), next_cursor: page.next_cursor };
     },
   }),
   defineOperation({

@@ -99,6 +99,21 @@ async function resolveStudent(
   return user.id;
 }
 
+/**
+ * The user a list is narrowed to: by id, or by email (looked up once). Null when the email
+ * names nobody (or someone other than user_id): the list is then empty.
+ */
+export async function userFilter(
+  ctx: OperationContext,
+  userId?: string,
+  email?: string,
+): Promise<string | undefined | null> {
+  if (email === undefined) return userId;
+  const user = await findUserByEmail(ctx.db, email);
+  if (!user || (userId !== undefined && user.id !== userId)) return null;
+  return user.id;
+}
+
 const get = defineOperation({
   name: 'students.get_enrollment',
   group: 'students',
@@ -122,7 +137,7 @@ export const studentOperations = [
     group: 'students',
     summary: 'List enrollments',
     description:
-      'Enrollments oldest first; filter by `course_id`, `user_id` and `state` (`active`/`expired` by expiry, `completed`/`in_progress`/`not_started` by progress).',
+      'Enrollments oldest first; filter by `course_id`, `user_id` or `email`, and `state` (`active`/`expired` by expiry, `completed`/`in_progress`/`not_started` by progress).',
     scope: 'students:read',
     method: 'GET',
     path: '/api/v1/enrollments',
@@ -131,16 +146,19 @@ export const studentOperations = [
         ...PageQuery,
         course_id: Id.optional(),
         user_id: Id.optional(),
+        email: Email.optional().describe('The student’s email (exact, case-insensitive).'),
         state: z.enum(ENROLLMENT_STATES).optional(),
       }),
     },
     output: pageOf(EnrollmentSchema),
     annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
+      const userId = await userFilter(ctx, query.user_id, query.email);
+      if (userId === null) return { data: [], next_cursor: null };
       const page = await listEnrollments(
         ctx.db,
         ctx.schoolId,
-        { courseId: query.course_id, userId: query.user_id, state: query.state },
+        { courseId: query.course_id, userId, state: query.state },
         query,
       );
       return { data: page.data.map(present), next_cursor: page.next_cursor };
