@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { withTransaction } from '../domain/checks.ts';
 import { isOperator } from '../domain/roles.ts';
 import { type FieldError, ProblemError, problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
 import { hasScope } from '../oauth/scopes.ts';
 import { scopeRefusal } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
+import type { Tx } from '../store/database.ts';
 import type { AdminOperation, BinaryResult, OperationContext, RawUpload } from './define-operation.ts';
 import { snakeKey } from './schemas.ts';
 
@@ -110,6 +110,25 @@ function apiFields(op: AdminOperation, err: unknown): unknown {
   });
 }
 
+const lostRace = () =>
+  problems.preconditionFailed('The resource changed while this update ran; read it again and retry.');
+
+/**
+ * Runs a conditional update: the If-Match check and the write in one transaction. On SQLite
+ * transactions are serial; on PostgreSQL it runs at REPEATABLE READ, so a concurrent writer that
+ * commits between our read and our write makes ours fail with a serialization error (SQLSTATE
+ * 40001), which is exactly a failed precondition (412), never a lost update.
+ */
+async function conditionally<T>(app: AppContext, run: (tx: Tx) => Promise<T>): Promise<T> {
+  if (app.config.database.engine !== 'postgres') return app.db.transaction().execute(run);
+  try {
+    return await app.db.transaction().setIsolationLevel('repeatable read').execute(run);
+  } catch (err) {
+    if ((err as { code?: string }).code === '40001') throw lostRace();
+    throw err;
+  }
+}
+
 /**
  * Runs one operation for a principal: authorization, input validation, optimistic concurrency
  * (`If-Match`, checked and written in one transaction) and the handler. Framework-free: the REST
@@ -139,7 +158,7 @@ export async function invokeOperation(
       return op.handler(ctx, input);
     };
     const result =
-      options.ifMatch !== undefined && op.current ? await withTransaction(app.db, run) : await run(app.db);
+      options.ifMatch !== undefined && op.current ? await conditionally(app, run) : await run(app.db);
     if (op.binary === 'download') {
       return { status: op.status ?? 200, binary: result as BinaryResult };
     }

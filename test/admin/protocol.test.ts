@@ -289,3 +289,27 @@ describe('admin API protocol (courses)', () => {
     assert.match(r.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
   });
 });
+
+describe('admin API protocol: concurrent conditional updates', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  it('of several PATCHes with the same If-Match, exactly one wins; the others get 412', async () => {
+    const s = await schoolFixture(t);
+    const call = api(t, await s.token());
+    const c = await call('POST', '/api/v1/courses', { slug: 'race-etag', title: 'Race' });
+    const tag = c.headers.get('etag')!;
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        call('PATCH', `/api/v1/courses/${c.body.id}`, { title: `Writer ${i}` }, { 'if-match': tag }),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 412, 412, 412, 412, 412]);
+    const winner = results.find((r) => r.status === 200)!;
+    assert.equal((await call('GET', `/api/v1/courses/${c.body.id}`)).body.title, winner.body.title);
+  });
+});
