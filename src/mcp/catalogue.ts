@@ -8,6 +8,12 @@ export interface ToolCatalogue {
   find(name: string): AnyMcpTool | undefined;
   /** Public tools for everyone; others when the token holds their scope (`x:write` ⊇ `x:read`). */
   visibleTo(principal: Principal | null): AnyMcpTool[];
+  /**
+   * The tools one request's server needs (registering costs more than most calls): a single
+   * `tools/call` of a visible tool, that tool alone; another single method but `tools/list`,
+   * none (capabilities are declared regardless); a batch or `tools/list`, all visible ones.
+   */
+  forRequest(body: unknown, principal: Principal | null): AnyMcpTool[];
 }
 
 /** Builds the catalogue, refusing duplicate names (a tool name is the call's only key). */
@@ -33,6 +39,15 @@ export function createToolCatalogue(tools: readonly AnyMcpTool[]): ToolCatalogue
         cache.set(key, list);
       }
       return list;
+    },
+    forRequest(body, principal) {
+      const visible = this.visibleTo(principal);
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return visible;
+      const m = body as { method?: unknown; params?: { name?: unknown } };
+      if (typeof m.method === 'string' && !m.method.startsWith('tools/')) return [];
+      if (m.method !== 'tools/call' || typeof m.params?.name !== 'string') return visible;
+      const tool = byName.get(m.params.name);
+      return tool && visible.includes(tool) ? [tool] : visible;
     },
   };
 }

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { findCourse, findCourseBySlug } from '../domain/courses.ts';
-import { ENROLLMENT_STATES, type Enrollment, findEnrollmentOf } from '../domain/enrollments.ts';
+import { ENROLLMENT_STATES, findEnrollmentOf } from '../domain/enrollments.ts';
 import type { EventRegistration } from '../domain/event-registrations.ts';
 import {
   cancelMemberEventRegistration,
-  listMemberEnrollments,
   listMemberEventRegistrations,
   listMemberOrders,
   loadMemberCurricula,
@@ -14,6 +13,7 @@ import {
   recordMemberLectureProgress,
   registerMemberForEvent,
 } from '../domain/member-account.ts';
+import { listMemberEnrollmentSummaries, type MemberEnrollment } from '../domain/member-reads.ts';
 import { MAX_PAGE_LIMIT } from '../domain/pagination.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
@@ -53,7 +53,7 @@ const enrollmentShape = z.object({
     .nullable(),
 });
 
-function toEnrollment(e: Enrollment): z.input<typeof enrollmentShape> {
+function toEnrollment(e: MemberEnrollment): z.input<typeof enrollmentShape> {
   return {
     id: e.id,
     course: e.course,
@@ -128,7 +128,7 @@ const myCourses = defineTool({
   output: z.object({ enrollments: z.array(enrollmentShape), nextCursor: z.string().nullable() }),
   annotations: READ_ONLY,
   run: async (call, input) => {
-    const page = await listMemberEnrollments(
+    const page = await listMemberEnrollmentSummaries(
       call.ctx.db,
       memberScope(call),
       { limit: input.limit, cursor: input.cursor },

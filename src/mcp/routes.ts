@@ -10,6 +10,7 @@ import { createToolCatalogue } from './catalogue.ts';
 import { gateToolCalls, type JsonRpcId } from './gate.ts';
 import { originRefusal } from './origin.ts';
 import { buildServer } from './server.ts';
+import type { AnyMcpTool } from './tool.ts';
 
 const PATH = '/mcp';
 
@@ -68,10 +69,13 @@ export function createMcpApp(ctx: AppContext): Hono<AppEnv> {
   const { baseUrl } = ctx.config;
   const verifier = bearerVerifier(ctx);
   const catalogue = createToolCatalogue(mcpTools());
+  // What the route decided for a request, handed to the SDK's server factory.
+  const decided = new WeakMap<Request, AnyMcpTool[]>();
   const handler = createMcpHandler(
-    ({ authInfo }) => {
+    ({ authInfo, requestInfo }) => {
       const principal = (authInfo?.extra?.principal as Principal | undefined) ?? null;
-      return buildServer(ctx, principal, catalogue.visibleTo(principal));
+      const tools = (requestInfo && decided.get(requestInfo)) ?? catalogue.visibleTo(principal);
+      return buildServer(ctx, principal, tools);
     },
     {
       maxRequestBodySize: ctx.config.bodyLimitBytes,
@@ -123,6 +127,7 @@ export function createMcpApp(ctx: AppContext): Hono<AppEnv> {
       if (gated) return refuse(c, gated.refusal, gated.id);
     }
 
+    decided.set(c.req.raw, catalogue.forRequest(parsedBody, principal));
     return handler.fetch(c.req.raw, {
       ...(principal ? { authInfo: authInfoOf(principal, baseUrl) } : {}),
       ...(parsedBody === undefined ? {} : { parsedBody }),

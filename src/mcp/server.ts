@@ -23,7 +23,7 @@ export async function runTool(tool: AnyMcpTool, call: ToolCall, args: unknown): 
   try {
     const output = (await tool.run(call, args)) as Record<string, unknown>;
     const summary = tool.summarize?.(output);
-    const json = JSON.stringify(output, null, 2);
+    const json = JSON.stringify(output);
     return {
       content: [{ type: 'text', text: summary ? `${summary}\n\n${json}` : json }],
       structuredContent: output,

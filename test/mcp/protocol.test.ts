@@ -217,8 +217,11 @@ describe('MCP endpoint: authentication, scope gate, protocol errors, CORS', () =
         protocolVersion: string;
         serverInfo: { name: string };
         instructions: string;
+        capabilities: Record<string, unknown>;
       };
       assert.equal(result.protocolVersion, expected, asked);
+      // Declared even though initialize registers no tool (each request builds its own server).
+      assert.deepEqual(result.capabilities, { tools: { listChanged: false } });
       assert.equal(result.serverInfo.name, 'lectern');
       assert.match(result.instructions, /how_to_authenticate/);
     }
