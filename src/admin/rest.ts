@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
@@ -79,6 +80,16 @@ export function locationTemplate(op: AdminOperation, all: readonly AdminOperatio
   return reader?.path;
 }
 
+// A repeated query parameter (`?limit=10&limit=500`) is ambiguous: refuse it rather than guess.
+function singleQuery(c: Context): Record<string, string> {
+  const all = c.req.queries();
+  const repeated = Object.keys(all).filter((k) => all[k].length > 1);
+  if (repeated.length > 0) {
+    throw problems.validation(repeated.map((k) => ({ field: `query.${k}`, message: 'must be given once' })));
+  }
+  return Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v[0]]));
+}
+
 function render(c: Context, result: InvokeResult, replayed = false, location?: string): Response {
   const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
   const id = (result.body as { id?: unknown } | undefined)?.id;
@@ -106,7 +117,7 @@ function route(ctx: AppContext, op: AdminOperation) {
   return async (c: Context) => {
     const principal = await authenticate(ctx, c);
     authorizeOperation(ctx.config.baseUrl, principal, op);
-    const query = c.req.query();
+    const query = singleQuery(c);
     let body: unknown;
     let raw: RawUpload | undefined;
     if (op.binary === 'upload') raw = await uploadBody(c);
@@ -170,6 +181,25 @@ function route(ctx: AppContext, op: AdminOperation) {
 /** The admin REST API (`/api/v1/…`), its OpenAPI document and its rendered reference. */
 export function createAdminApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Browser tools on other origins may call the API: it authenticates by bearer header only,
+  // never cookies, so any origin is safe; preflights are answered before authentication.
+  app.use(
+    '/api/v1/*',
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match'],
+      exposeHeaders: [
+        'ETag',
+        'Location',
+        'WWW-Authenticate',
+        'Idempotent-Replayed',
+        'Retry-After',
+        'X-Request-Id',
+      ],
+      maxAge: 600,
+    }),
+  );
   for (const op of adminOperations) {
     app.on(op.method, honoPath(op.path), route(ctx, op));
   }

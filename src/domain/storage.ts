@@ -155,7 +155,15 @@ export async function getStoredFile(db: Db | Tx, schoolId: string, id: string): 
 /** A file's metadata and bytes; 404 unless it is the school's. */
 export async function readStoredFile(db: Db | Tx, filesDir: string, schoolId: string, id: string) {
   const row = await fileRow(db, schoolId, id);
-  const bytes = await readFile(join(filesDir, row.storage_key));
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(filesDir, row.storage_key));
+  } catch (err) {
+    // Metadata without bytes (a restored database, a wiped disk) is a missing file, not a 500.
+    if ((err as { code?: string }).code === 'ENOENT')
+      throw problems.notFound('The file’s content is missing.');
+    throw err;
+  }
   return { file: toFile(row), bytes: new Uint8Array(bytes) };
 }
 

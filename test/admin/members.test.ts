@@ -116,4 +116,34 @@ describe('admin API: members', () => {
     assert.equal(r.status, 403);
     assert.equal(r.body.code, 'not_an_operator');
   });
+
+  it('only an owner may grant, change or remove the owner role (403 owner_required)', async () => {
+    const adminId = await s.person(['admin']);
+    const adminCall = api(t, await s.token(undefined, 'operator', adminId));
+    const self = (await call('GET', '/api/v1/members?role=admin&limit=100')).body.data.find(
+      (m: { user_id: string }) => m.user_id === adminId,
+    );
+    const promote = await adminCall('PATCH', `/api/v1/members/${self.id}`, { roles: ['owner'] });
+    assert.equal(promote.status, 403);
+    assert.equal(promote.body.code, 'owner_required');
+    assert.equal(
+      (await adminCall('POST', '/api/v1/members', { email: 'boss@example.com', roles: ['owner'] })).body.code,
+      'owner_required',
+    );
+    const owner = await ownerMembership();
+    assert.equal((await adminCall('DELETE', `/api/v1/members/${owner.id}`)).body.code, 'owner_required');
+    assert.equal(
+      (await adminCall('PATCH', `/api/v1/members/${owner.id}`, { roles: ['student'] })).body.code,
+      'owner_required',
+    );
+    const invited = await adminCall('POST', '/api/v1/members', {
+      email: 'helper@example.com',
+      roles: ['lecturer'],
+    });
+    assert.equal(invited.status, 201);
+    assert.equal(
+      (await adminCall('PATCH', `/api/v1/members/${invited.body.id}`, { roles: ['admin'] })).status,
+      200,
+    );
+  });
 });

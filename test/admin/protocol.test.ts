@@ -275,6 +275,30 @@ describe('admin API protocol (courses)', () => {
     );
   });
 
+  it('a repeated query parameter is a 422, not a guess', async () => {
+    const r = await call('GET', '/api/v1/courses?limit=10&limit=500');
+    assert.equal(r.status, 422);
+    assert.deepEqual(r.body.errors, [{ field: 'query.limit', message: 'must be given once' }]);
+  });
+
+  it('answers CORS preflights before authentication and exposes the headers clients need', async () => {
+    const pre = await t.request('/api/v1/courses', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://tool.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, idempotency-key',
+      },
+    });
+    assert.equal(pre.status, 204);
+    assert.equal(pre.headers.get('access-control-allow-origin'), '*');
+    assert.match(pre.headers.get('access-control-allow-headers') ?? '', /Idempotency-Key/);
+    const get = await t.request('/api/v1/courses', {
+      headers: { origin: 'https://tool.example', authorization: `Bearer ${token}` },
+    });
+    assert.match(get.headers.get('access-control-expose-headers') ?? '', /WWW-Authenticate/);
+  });
+
   it('an expired or revoked token is a 401 invalid_token with a challenge', async () => {
     const { issueTestToken } = await import('../support/tokens.ts');
     const expired = await issueTestToken(t, {

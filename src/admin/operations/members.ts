@@ -8,7 +8,8 @@ import {
   removeMember,
 } from '../../domain/members-admin.ts';
 import { ROLES } from '../../domain/roles.ts';
-import { defineOperation } from '../define-operation.ts';
+import { problems } from '../../errors/problem-error.ts';
+import { defineOperation, type OperationContext } from '../define-operation.ts';
 import { Email, Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
 
 const MemberSchema = named(
@@ -40,6 +41,14 @@ const example = {
   created_at: '2026-03-01T09:00:00.000Z',
   updated_at: '2026-03-01T09:00:00.000Z',
 };
+
+// Only an owner may make someone an owner or change an owner's roles: an admin must not be
+// able to promote themselves, or demote the people above them.
+function requireOwnerFor(ctx: OperationContext, involvesOwner: boolean): void {
+  if (involvesOwner && !ctx.principal.roles.includes('owner')) {
+    throw problems.forbidden('Only an owner can grant, change or remove the owner role.', 'owner_required');
+  }
+}
 
 const get = defineOperation({
   name: 'members.get',
@@ -108,22 +117,24 @@ export const memberOperations = [
     etag: true,
     annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: { request: { email: 'ada@example.com', name: 'Ada', roles: ['admin'] }, response: example },
-    handler: async (ctx, { body }) =>
-      present(
+    handler: async (ctx, { body }) => {
+      requireOwnerFor(ctx, body.roles.includes('owner'));
+      return present(
         await inviteMember(ctx.db, ctx.schoolId, {
           email: body.email,
           name: body.name,
           roles: body.roles,
           invitedByUserId: ctx.principal.userId,
         }),
-      ),
+      );
+    },
   }),
   defineOperation({
     name: 'members.update',
     group: 'members',
     summary: 'Change a member’s roles',
     description:
-      '`roles` replaces the list. Taking `owner` from the last active owner is a 409 `last_owner`.',
+      '`roles` replaces the list. Only owners may grant or change the owner role (403 `owner_required`); taking `owner` from the last active owner is a 409 `last_owner`.',
     scope: 'members:write',
     method: 'PATCH',
     path: '/api/v1/members/{member_id}',
@@ -133,8 +144,11 @@ export const memberOperations = [
     current: get.handler as never,
     annotations: { readOnly: false, destructive: false, idempotent: true },
     examples: { request: { roles: ['admin', 'lecturer'] } },
-    handler: async (ctx, { params, body }) =>
-      present(await changeMemberRoles(ctx.db, ctx.schoolId, params.member_id, body.roles)),
+    handler: async (ctx, { params, body }) => {
+      const current = await getMember(ctx.db, ctx.schoolId, params.member_id);
+      requireOwnerFor(ctx, current.roles.includes('owner') || body.roles.includes('owner'));
+      return present(await changeMemberRoles(ctx.db, ctx.schoolId, params.member_id, body.roles));
+    },
   }),
   defineOperation({
     name: 'members.remove',
@@ -147,6 +161,9 @@ export const memberOperations = [
     path: '/api/v1/members/{member_id}',
     input: { params: ById },
     annotations: { readOnly: false, destructive: true, idempotent: true },
-    handler: async (ctx, { params }) => removeMember(ctx.db, ctx.schoolId, params.member_id),
+    handler: async (ctx, { params }) => {
+      requireOwnerFor(ctx, (await getMember(ctx.db, ctx.schoolId, params.member_id)).roles.includes('owner'));
+      await removeMember(ctx.db, ctx.schoolId, params.member_id);
+    },
   }),
 ];
