@@ -1,117 +1,27 @@
 import { z } from 'zod';
 import { findCourse, findCourseBySlug } from '../domain/courses.ts';
 import { ENROLLMENT_STATES, findEnrollmentOf } from '../domain/enrollments.ts';
-import type { EventRegistration } from '../domain/event-registrations.ts';
 import {
-  cancelMemberEventRegistration,
   listMemberEventRegistrations,
   listMemberOrders,
   loadMemberCurricula,
   loadMemberLectureProgress,
-  loadSchoolEvents,
-  type MemberScope,
-  recordMemberLectureProgress,
-  registerMemberForEvent,
 } from '../domain/member-account.ts';
-import { listMemberEnrollmentSummaries, type MemberEnrollment } from '../domain/member-reads.ts';
-import { MAX_PAGE_LIMIT } from '../domain/pagination.ts';
+import { listMemberEnrollmentSummaries } from '../domain/member-reads.ts';
 import { problems } from '../errors/problem-error.ts';
-import type { AppContext } from '../http/context.ts';
-import { type AnyMcpTool, defineTool, READ_ONLY, type ToolCall } from './tool.ts';
+import {
+  cursorArg,
+  enrollmentShape,
+  limitArg,
+  memberScope,
+  registrationShape,
+  toEnrollment,
+  toRegistrations,
+} from './member-shapes.ts';
+import { MEMBER_WRITE_TOOLS } from './member-write-tools.ts';
+import { type AnyMcpTool, defineTool, READ_ONLY } from './tool.ts';
 
-/**
- * The member's own data at their school, over the same `domain/member-account.ts` functions as
- * the Account GraphQL API. The school and user come from the token, never from arguments.
- */
-
-function memberScope(call: ToolCall): MemberScope {
-  // The HTTP gate admits member tools only with a token holding their scope.
-  if (!call.principal) throw problems.forbidden('This tool needs a member access token.');
-  return { schoolId: call.principal.schoolId, userId: call.principal.userId };
-}
-
-const limitArg = z
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_PAGE_LIMIT)
-  .optional()
-  .describe('Page size, 1-100 (default 20).');
-const cursorArg = z.string().max(200).optional().describe('nextCursor of the previous page.');
-
-const enrollmentShape = z.object({
-  id: z.string(),
-  course: z.object({ id: z.string(), slug: z.string(), title: z.string() }),
-  enrolledAt: z.string(),
-  expiresAt: z.string().nullable().describe('Null means lifetime access.'),
-  hasLifetimeAccess: z.boolean(),
-  active: z.boolean().describe('False once access has expired.'),
-  progressPercent: z.number(),
-  completedAt: z.string().nullable(),
-  lastWatchedLecture: z
-    .object({ lectureId: z.string(), positionSeconds: z.number().int(), watchedAt: z.string().nullable() })
-    .nullable(),
-});
-
-function toEnrollment(e: MemberEnrollment): z.input<typeof enrollmentShape> {
-  return {
-    id: e.id,
-    course: e.course,
-    enrolledAt: e.enrolledAt,
-    expiresAt: e.expiresAt,
-    hasLifetimeAccess: e.lifetime,
-    active: e.active,
-    progressPercent: e.progressPercent,
-    completedAt: e.completedAt,
-    lastWatchedLecture: e.lastLectureId
-      ? {
-          lectureId: e.lastLectureId,
-          positionSeconds: e.lastPositionSeconds ?? 0,
-          watchedAt: e.lastWatchedAt,
-        }
-      : null,
-  };
-}
-
-const registrationShape = z.object({
-  id: z.string(),
-  status: z.enum(['registered', 'canceled', 'attended']),
-  registeredAt: z.string(),
-  canceledAt: z.string().nullable(),
-  event: z.object({
-    id: z.string(),
-    title: z.string(),
-    startsAt: z.string(),
-    endsAt: z.string(),
-    status: z.string(),
-    onlineUrl: z.string().nullable(),
-    location: z.string().nullable(),
-  }),
-});
-
-async function toRegistrations(ctx: AppContext, scope: MemberScope, regs: EventRegistration[]) {
-  const events = await loadSchoolEvents(
-    ctx.db,
-    scope,
-    regs.map((r) => r.eventId),
-  );
-  return regs.map((r) => {
-    const e = events.get(r.eventId);
-    return {
-      id: r.id,
-      status: r.status,
-      registeredAt: r.registeredAt,
-      canceledAt: r.canceledAt,
-      event: {
-        ...r.event,
-        status: e?.status ?? 'scheduled',
-        // The joining link is for people holding a seat.
-        onlineUrl: r.status === 'canceled' ? null : (e?.onlineUrl ?? null),
-        location: e?.location ?? null,
-      },
-    };
-  });
-}
+/** The member's reads (`account:read`), over the Account API's domain functions. */
 
 const myCourses = defineTool({
   name: 'my_courses',
@@ -277,84 +187,11 @@ const myRegistrations = defineTool({
   summarize: (out) => `${out.registrations.length} event registration(s).`,
 });
 
-const recordProgress = defineTool({
-  name: 'record_progress',
-  title: 'Record progress in a lecture',
-  description:
-    'Records where you are in a lecture of a course you are enrolled in (position in seconds; completed=true marks it done). Completed lectures stay completed.',
-  audience: 'member',
-  scope: 'account:write',
-  input: z.object({
-    lectureId: z
-      .string()
-      .min(1)
-      .max(64)
-      .describe('A lecture id from my_course_progress or get_course_outline.'),
-    positionSeconds: z.number().int().min(0).max(1_000_000),
-    completed: z.boolean().optional(),
-  }),
-  output: z.object({
-    enrollment: enrollmentShape,
-    lecture: z.object({
-      lectureId: z.string(),
-      positionSeconds: z.number().int(),
-      completed: z.boolean(),
-      completedAt: z.string().nullable(),
-    }),
-  }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  run: async (call, input) => {
-    const result = await recordMemberLectureProgress(call.ctx.db, memberScope(call), input);
-    const { updatedAt: _u, ...lecture } = result.lecture;
-    return { enrollment: toEnrollment(result.enrollment), lecture };
-  },
-  summarize: (out) =>
-    `Recorded ${out.lecture.positionSeconds}s${out.lecture.completed ? ' (completed)' : ''}; course progress ${out.enrollment.progressPercent}%.`,
-});
-
-const registerForEvent = defineTool({
-  name: 'register_for_event',
-  title: 'Register for an event',
-  description:
-    'Registers you for an event of your school (ids from list_upcoming_events). Registering twice is harmless; a full, canceled or ended event is refused.',
-  audience: 'member',
-  scope: 'account:write',
-  input: z.object({ eventId: z.string().min(1).max(64) }),
-  output: z.object({ registration: registrationShape }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  run: async (call, input) => {
-    const scope = memberScope(call);
-    const registration = await registerMemberForEvent(call.ctx.db, scope, input.eventId);
-    return { registration: (await toRegistrations(call.ctx, scope, [registration]))[0] };
-  },
-  summarize: (out) =>
-    `You are registered for "${out.registration.event.title}" (${out.registration.event.startsAt}).`,
-});
-
-const cancelRegistration = defineTool({
-  name: 'cancel_event_registration',
-  title: 'Cancel an event registration',
-  description: 'Gives up your seat at an event of your school that has not ended.',
-  audience: 'member',
-  scope: 'account:write',
-  input: z.object({ eventId: z.string().min(1).max(64) }),
-  output: z.object({ registration: registrationShape }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  run: async (call, input) => {
-    const scope = memberScope(call);
-    const registration = await cancelMemberEventRegistration(call.ctx.db, scope, input.eventId);
-    return { registration: (await toRegistrations(call.ctx, scope, [registration]))[0] };
-  },
-  summarize: (out) => `Your registration for "${out.registration.event.title}" is canceled.`,
-});
-
 /** The member tools: reads with `account:read`, changes with `account:write`. */
 export const MEMBER_TOOLS: readonly AnyMcpTool[] = [
   myCourses,
   myCourseProgress,
   myOrders,
   myRegistrations,
-  recordProgress,
-  registerForEvent,
-  cancelRegistration,
+  ...MEMBER_WRITE_TOOLS,
 ];

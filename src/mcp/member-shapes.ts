@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import type { EventRegistration } from '../domain/event-registrations.ts';
+import { loadSchoolEvents, type MemberScope } from '../domain/member-account.ts';
+import type { MemberEnrollment } from '../domain/member-reads.ts';
+import { MAX_PAGE_LIMIT } from '../domain/pagination.ts';
+import { problems } from '../errors/problem-error.ts';
+import type { AppContext } from '../http/context.ts';
+import type { ToolCall } from './tool.ts';
+
+/**
+ * Shapes and helpers of the member tools: the member's own data at their school, read through
+ * the same domain functions as the Account GraphQL API. The school and user come from the
+ * token, never from arguments.
+ */
+
+/** The token's (school, user): the only member a member tool ever reads or changes. */
+export function memberScope(call: ToolCall): MemberScope {
+  // The HTTP gate admits member tools only with a token holding their scope.
+  if (!call.principal) throw problems.forbidden('This tool needs a member access token.');
+  return { schoolId: call.principal.schoolId, userId: call.principal.userId };
+}
+
+export const limitArg = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_PAGE_LIMIT)
+  .optional()
+  .describe('Page size, 1-100 (default 20).');
+export const cursorArg = z.string().max(200).optional().describe('nextCursor of the previous page.');
+
+/** An enrollment as the member tools show it (the Account API's `enrolledCourses` fields). */
+export const enrollmentShape = z.object({
+  id: z.string(),
+  course: z.object({ id: z.string(), slug: z.string(), title: z.string() }),
+  enrolledAt: z.string(),
+  expiresAt: z.string().nullable().describe('Null means lifetime access.'),
+  hasLifetimeAccess: z.boolean(),
+  active: z.boolean().describe('False once access has expired.'),
+  progressPercent: z.number(),
+  completedAt: z.string().nullable(),
+  lastWatchedLecture: z
+    .object({ lectureId: z.string(), positionSeconds: z.number().int(), watchedAt: z.string().nullable() })
+    .nullable(),
+});
+
+/** A domain enrollment (summary or full) in the tools' shape. */
+export function toEnrollment(e: MemberEnrollment): z.input<typeof enrollmentShape> {
+  return {
+    id: e.id,
+    course: e.course,
+    enrolledAt: e.enrolledAt,
+    expiresAt: e.expiresAt,
+    hasLifetimeAccess: e.lifetime,
+    active: e.active,
+    progressPercent: e.progressPercent,
+    completedAt: e.completedAt,
+    lastWatchedLecture: e.lastLectureId
+      ? {
+          lectureId: e.lastLectureId,
+          positionSeconds: e.lastPositionSeconds ?? 0,
+          watchedAt: e.lastWatchedAt,
+        }
+      : null,
+  };
+}
+
+/** An event registration with the event it is for. */
+export const registrationShape = z.object({
+  id: z.string(),
+  status: z.enum(['registered', 'canceled', 'attended']),
+  registeredAt: z.string(),
+  canceledAt: z.string().nullable(),
+  event: z.object({
+    id: z.string(),
+    title: z.string(),
+    startsAt: z.string(),
+    endsAt: z.string(),
+    status: z.string(),
+    onlineUrl: z.string().nullable(),
+    location: z.string().nullable(),
+  }),
+});
+
+/** Registrations with their events' status, place and joining link (one query). */
+export async function toRegistrations(ctx: AppContext, scope: MemberScope, regs: EventRegistration[]) {
+  const events = await loadSchoolEvents(
+    ctx.db,
+    scope,
+    regs.map((r) => r.eventId),
+  );
+  return regs.map((r) => {
+    const e = events.get(r.eventId);
+    return {
+      id: r.id,
+      status: r.status,
+      registeredAt: r.registeredAt,
+      canceledAt: r.canceledAt,
+      event: {
+        ...r.event,
+        status: e?.status ?? 'scheduled',
+        // The joining link is for people holding a seat.
+        onlineUrl: r.status === 'canceled' ? null : (e?.onlineUrl ?? null),
+        location: e?.location ?? null,
+      },
+    };
+  });
+}

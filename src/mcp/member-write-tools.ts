@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import {
+  cancelMemberEventRegistration,
+  recordMemberLectureProgress,
+  registerMemberForEvent,
+} from '../domain/member-account.ts';
+import {
+  enrollmentShape,
+  memberScope,
+  registrationShape,
+  toEnrollment,
+  toRegistrations,
+} from './member-shapes.ts';
+import { type AnyMcpTool, defineTool } from './tool.ts';
+
+/** The member's changes (`account:write`), over the Account API's domain functions. */
+
+const recordProgress = defineTool({
+  name: 'record_progress',
+  title: 'Record progress in a lecture',
+  description:
+    'Records where you are in a lecture of a course you are enrolled in (position in seconds; completed=true marks it done). Completed lectures stay completed.',
+  audience: 'member',
+  scope: 'account:write',
+  input: z.object({
+    lectureId: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe('A lecture id from my_course_progress or get_course_outline.'),
+    positionSeconds: z.number().int().min(0).max(1_000_000),
+    completed: z.boolean().optional(),
+  }),
+  output: z.object({
+    enrollment: enrollmentShape,
+    lecture: z.object({
+      lectureId: z.string(),
+      positionSeconds: z.number().int(),
+      completed: z.boolean(),
+      completedAt: z.string().nullable(),
+    }),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: async (call, input) => {
+    const result = await recordMemberLectureProgress(call.ctx.db, memberScope(call), input);
+    const { updatedAt: _u, ...lecture } = result.lecture;
+    return { enrollment: toEnrollment(result.enrollment), lecture };
+  },
+  summarize: (out) =>
+    `Recorded ${out.lecture.positionSeconds}s${out.lecture.completed ? ' (completed)' : ''}; course progress ${out.enrollment.progressPercent}%.`,
+});
+
+const registerForEvent = defineTool({
+  name: 'register_for_event',
+  title: 'Register for an event',
+  description:
+    'Registers you for an event of your school (ids from list_upcoming_events). Registering twice is harmless; a full, canceled or ended event is refused.',
+  audience: 'member',
+  scope: 'account:write',
+  input: z.object({ eventId: z.string().min(1).max(64) }),
+  output: z.object({ registration: registrationShape }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: async (call, input) => {
+    const scope = memberScope(call);
+    const registration = await registerMemberForEvent(call.ctx.db, scope, input.eventId);
+    return { registration: (await toRegistrations(call.ctx, scope, [registration]))[0] };
+  },
+  summarize: (out) =>
+    `You are registered for "${out.registration.event.title}" (${out.registration.event.startsAt}).`,
+});
+
+const cancelRegistration = defineTool({
+  name: 'cancel_event_registration',
+  title: 'Cancel an event registration',
+  description: 'Gives up your seat at an event of your school that has not ended.',
+  audience: 'member',
+  scope: 'account:write',
+  input: z.object({ eventId: z.string().min(1).max(64) }),
+  output: z.object({ registration: registrationShape }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  run: async (call, input) => {
+    const scope = memberScope(call);
+    const registration = await cancelMemberEventRegistration(call.ctx.db, scope, input.eventId);
+    return { registration: (await toRegistrations(call.ctx, scope, [registration]))[0] };
+  },
+  summarize: (out) => `Your registration for "${out.registration.event.title}" is canceled.`,
+});
+
+/** The member tools that change data. */
+export const MEMBER_WRITE_TOOLS: readonly AnyMcpTool[] = [
+  recordProgress,
+  registerForEvent,
+  cancelRegistration,
+];
