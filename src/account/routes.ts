@@ -1,5 +1,4 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppContext } from '../http/context.ts';
 import { ACCOUNT_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
@@ -51,6 +50,11 @@ const renderRefusal: RefusalRenderer = (c, r: BearerRefusal) =>
     { 'WWW-Authenticate': r.challenge },
   );
 
+const tooLarge = (c: Context) =>
+  respond(c, 413, {
+    errors: [requestError(`The request body exceeds ${MAX_BODY_BYTES} bytes.`, 'PAYLOAD_TOO_LARGE')],
+  });
+
 const badRequest = (c: Context, message: string) =>
   respond(c, 400, { errors: [requestError(message, 'BAD_REQUEST')] });
 
@@ -100,9 +104,12 @@ async function fromBody(c: Context): Promise<GraphQLParams | Response> {
       errors: [requestError('The body must be application/json.', 'UNSUPPORTED_MEDIA_TYPE')],
     });
   }
+  const text = await c.req.text();
+  // A chunked body has no Content-Length to check up front (the app-wide cap bounds the read).
+  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) return tooLarge(c);
   let value: unknown;
   try {
-    value = JSON.parse(await c.req.text());
+    value = JSON.parse(text);
   } catch {
     return badRequest(c, 'The body is not valid JSON.');
   }
@@ -134,13 +141,13 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
     }
     await next();
   };
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) =>
-      respond(c, 413, {
-        errors: [requestError(`The request body exceeds ${MAX_BODY_BYTES} bytes.`, 'PAYLOAD_TOO_LARGE')],
-      }),
-  });
+  // Content-Length is read from the header, not through `c.req.raw.body`, which would build a
+  // web Request and stream for every POST.
+  const limit: MiddlewareHandler<ProtectedEnv> = async (c, next) => {
+    const length = Number(c.req.header('content-length') ?? 0);
+    if (length > MAX_BODY_BYTES) return tooLarge(c);
+    await next();
+  };
 
   const run = async (c: Context<ProtectedEnv>, params: GraphQLParams, method: 'GET' | 'POST') => {
     const outcome = await runGraphQL(params, {

@@ -163,12 +163,22 @@ describe('Account API request errors: coded GraphQL errors, never a 500', () => 
     assert.equal(res.body.errors?.[0].extensions?.code, 'GRAPHQL_PARSE_FAILED');
   });
 
-  it('a body over 64 KB → 413 with a GraphQL error', async () => {
-    const res = await post(
-      JSON.stringify({ query: '{ viewer { id } }', variables: { x: 'y'.repeat(70_000) } }),
-    );
-    assert.equal(res.status, 413);
-    assert.equal(res.body.errors[0].extensions.code, 'PAYLOAD_TOO_LARGE');
+  it('a body over 64 KB → 413 PAYLOAD_TOO_LARGE, by Content-Length or as read', async () => {
+    const body = JSON.stringify({ query: '{ viewer { id } }', variables: { x: 'y'.repeat(70_000) } });
+    const read = await post(body);
+    assert.equal(read.status, 413);
+    assert.equal(read.body.errors[0].extensions.code, 'PAYLOAD_TOO_LARGE');
+    const declared = await t.request('/account/graphql', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'Content-Length': String(Buffer.byteLength(body)),
+        Authorization: `Bearer ${token}`,
+      },
+      body,
+    });
+    assert.equal(declared.status, 413);
+    assert.equal((await declared.json()).errors[0].extensions.code, 'PAYLOAD_TOO_LARGE');
   });
 
   it('wrong variable types → 400 BAD_USER_INPUT', async () => {
