@@ -43,9 +43,26 @@ export function gateToolCalls(
     if (typeof message !== 'object' || message === null || Array.isArray(message)) continue;
     const m = message as Record<string, unknown>;
     if (m.method !== 'tools/call' || typeof m.params !== 'object' || m.params === null) continue;
-    const name = (m.params as Record<string, unknown>).name;
-    const tool = typeof name === 'string' ? findTool(name) : undefined;
-    if (!tool?.scope) continue;
+    const params = m.params as Record<string, unknown>;
+    const tool = typeof params.name === 'string' ? findTool(params.name) : undefined;
+    if (!tool) continue;
+    if (!tool.scope) {
+      // A public tool asked to sign in (how_to_authenticate sign_in=true): 401, RFC 6750 §3.
+      const args = typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {};
+      const scopes = principal ? undefined : tool.anonymousChallenge?.(args as Record<string, unknown>);
+      if (scopes) {
+        const description = 'Sign in to use more tools.';
+        return {
+          id: idOf(m),
+          refusal: tokenRefusal(
+            baseUrl,
+            { ok: false, error: 'invalid_token', description, tokenPresented: false },
+            scopes,
+          ),
+        };
+      }
+      continue;
+    }
     if (!principal) {
       // An unauthenticated call outranks a scope refusal in the same batch: the token comes first.
       // RFC 6750 §3: error_description excludes '"' and '\\', so names are not quoted.

@@ -9,7 +9,7 @@ import {
 } from '../domain/public-catalogue.ts';
 import { findSchoolById, type School } from '../domain/schools.ts';
 import { problems } from '../errors/problem-error.ts';
-import { authenticationGuide } from './instructions.ts';
+import { howToAuthenticate } from './auth-tool.ts';
 import { type AnyMcpTool, defineTool, READ_ONLY, type ToolCall } from './tool.ts';
 
 const schoolArg = z
@@ -158,31 +158,6 @@ const upcomingEvents = defineTool({
     return { school: toPublicSchool(school), ...page };
   },
   summarize: (out) => `${out.events.length} upcoming public event(s) at ${out.school.name}.`,
-});
-
-const howToAuthenticate = defineTool({
-  name: 'how_to_authenticate',
-  title: 'How to authenticate',
-  description:
-    'Explains how to get an OAuth access token for this server (discovery URLs, client registration, scopes) to unlock member and operator tools. Public; makes no network calls.',
-  audience: 'public',
-  scope: null,
-  input: z.object({}),
-  output: z.object({
-    walkthrough: z.string(),
-    protectedResourceMetadata: z.string(),
-    authorizationServerMetadata: z.string(),
-    openidConfiguration: z.string(),
-    registrationEndpoint: z.string(),
-    mcpEndpoint: z.string(),
-    flow: z.string(),
-    resource: z.string(),
-    steps: z.array(z.string()),
-    scopes: z.object({ operator: z.array(z.string()), member: z.array(z.string()), note: z.string() }),
-  }),
-  annotations: READ_ONLY,
-  run: async (call) => authenticationGuide(call.ctx.config.baseUrl),
-  summarize: (out) => `Read ${out.walkthrough} for the walkthrough; the steps follow.`,
 });
 
 /** The anonymous tools, listed for everyone. */

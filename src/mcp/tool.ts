@@ -38,6 +38,11 @@ export interface McpTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   readonly run: (call: ToolCall, input: z.output<I>) => Promise<z.input<O>>;
   /** One readable sentence about a result, put before the JSON in the text content. */
   readonly summarize?: (output: z.input<O>) => string;
+  /**
+   * For a public tool that can ask to sign in: the scopes an anonymous call with these
+   * arguments should be challenged for (HTTP 401), or undefined to run it anonymously.
+   */
+  readonly anonymousChallenge?: (args: Record<string, unknown>) => readonly string[] | undefined;
 }
 
 /** Any tool, as the catalogue holds them. */

@@ -181,6 +181,11 @@ for (const modern of [false, true]) {
       const scopes = out.scopes as { operator: string[]; member: string[] };
       assert.ok(scopes.operator.includes('courses:read'));
       assert.deepEqual(scopes.member, ['openid', 'account:read', 'account:write']);
+      assert.equal(out.signedIn, null);
+      assert.match(
+        (res.content as Array<{ text: string }>)[0].text,
+        /^Not signed in\. Call how_to_authenticate with sign_in=true/,
+      );
     });
 
     it('without a token and without a school argument, the tool says which argument is missing', async () => {

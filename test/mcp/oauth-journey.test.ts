@@ -104,6 +104,27 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
     await client.close();
   });
 
+  it('a client that signs in only on a 401: how_to_authenticate sign_in=true → OAuth → signed in → more tools', async () => {
+    const provider = new BrowserPlayingProvider(new Browser(live.t), 'owner@example.com');
+    const transport = new StreamableHTTPClientTransport(live.mcpUrl, { authProvider: provider });
+    const client = new Client({ name: 'sign-in-agent', version: '1.0.0' });
+    await client.connect(transport);
+    assert.equal((await client.listTools()).tools.length, 4);
+    const res = await callWithAuth(client, transport, provider, 'how_to_authenticate', { sign_in: true });
+    const out = res.structuredContent as {
+      signedIn: { audience: string; school: { subdomain: string }; scopes: string };
+    };
+    assert.equal(out.signedIn.audience, 'operator');
+    assert.equal(out.signedIn.school.subdomain, 'demo');
+    assert.match(
+      (res.content as Text)[0].text,
+      /^Signed in as operator of Demo Academy with: openid profile email/,
+    );
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(tools.includes('courses_list') && tools.includes('members_list'), tools.join(' '));
+    await client.close();
+  });
+
   it('member: a member app client_id → 401 asking for account:read → consent → my tools → step-up to account:write', async () => {
     const provider = new BrowserPlayingProvider(new Browser(live.t), 'student@example.com', {
       clientId: DEMO_MEMBER_APP_ID,

@@ -135,6 +135,39 @@ describe('MCP endpoint: authentication, scope gate, protocol errors, CORS', () =
     );
   });
 
+  it('how_to_authenticate with sign_in=true is a 401 on purpose, with the scopes of the audience asked for', async () => {
+    const call = (args: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'how_to_authenticate', arguments: args },
+    });
+    const operator = await postMcp(live, call({ sign_in: true }));
+    assert.equal(operator.status, 401);
+    assert.equal(
+      operator.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${prm}", scope="${MCP_CHALLENGE_SCOPES.join(' ')}"`,
+    );
+    assert.equal((await operator.json()).error.message, 'Sign in to use more tools.');
+    const member = await postMcp(live, call({ sign_in: true, as: 'member' }));
+    assert.equal(member.status, 401);
+    assert.equal(
+      member.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${prm}", scope="openid account:read"`,
+    );
+    // Without sign_in, or with a token, it simply answers.
+    assert.equal((await postMcp(live, call({}))).status, 200);
+    const signedIn = await readJsonRpc(
+      await postMcp(live, call({ sign_in: true }), { Authorization: `Bearer ${memberRead}` }),
+    );
+    const out = (signedIn.result as { structuredContent: { signedIn: unknown } }).structuredContent;
+    assert.deepEqual(out.signedIn, {
+      audience: 'member',
+      school: { name: 'Acme Academy', subdomain: 'acme' },
+      scopes: 'account:read',
+    });
+  });
+
   // RFC 6750 §3.1 insufficient_scope; MCP authorization "Scope challenge handling".
   it('a call beyond the token is 403 insufficient_scope naming the scope, with the request id', async () => {
     const res = await postMcp(

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { findSchoolById } from '../domain/schools.ts';
+import { ACCOUNT_CHALLENGE_SCOPES, formatScopes, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
+import { authenticationGuide } from './instructions.ts';
+import { defineTool, READ_ONLY } from './tool.ts';
+
+/**
+ * `how_to_authenticate`: the walkthrough as data, and the way in for clients that start OAuth
+ * only when a call answers 401. Anonymous callers see public tools only (spec §5.6), so a model
+ * could never reach a protected tool to provoke that 401; `sign_in: true` provokes it on purpose,
+ * with the scopes of the audience asked for, and once signed in says who the token speaks for.
+ */
+export const howToAuthenticate = defineTool({
+  name: 'how_to_authenticate',
+  title: 'How to authenticate',
+  description:
+    'Explains how to get an OAuth access token for this server (discovery URLs, client registration, scopes) to unlock member and operator tools; makes no network calls. With sign_in=true and no token, the server answers 401 so your MCP client opens the sign-in page (as=member for your own courses and orders, as=operator, the default, to administer a school); once signed in it says who you are signed in as.',
+  audience: 'public',
+  scope: null,
+  input: z.object({
+    sign_in: z.boolean().optional().describe('true: ask your MCP client to sign you in.'),
+    as: z
+      .enum(['operator', 'member'])
+      .optional()
+      .describe('Sign in to administer a school (operator, default) or as a member for your own data.'),
+  }),
+  output: z.object({
+    walkthrough: z.string(),
+    protectedResourceMetadata: z.string(),
+    authorizationServerMetadata: z.string(),
+    openidConfiguration: z.string(),
+    registrationEndpoint: z.string(),
+    mcpEndpoint: z.string(),
+    flow: z.string(),
+    resource: z.string(),
+    steps: z.array(z.string()),
+    scopes: z.object({ operator: z.array(z.string()), member: z.array(z.string()), note: z.string() }),
+    signedIn: z
+      .object({
+        audience: z.enum(['operator', 'member']),
+        school: z.object({ name: z.string(), subdomain: z.string() }).nullable(),
+        scopes: z.string(),
+      })
+      .nullable()
+      .describe('Who the token speaks for; null without a token.'),
+  }),
+  annotations: READ_ONLY,
+  anonymousChallenge: (args) =>
+    args.sign_in === true
+      ? args.as === 'member'
+        ? ACCOUNT_CHALLENGE_SCOPES
+        : MCP_CHALLENGE_SCOPES
+      : undefined,
+  run: async (call) => {
+    const guide = authenticationGuide(call.ctx.config.baseUrl);
+    const p = call.principal;
+    if (!p) return { ...guide, signedIn: null };
+    const school = await findSchoolById(call.ctx.db, p.schoolId);
+    return {
+      ...guide,
+      signedIn: {
+        audience: p.audience,
+        school: school ? { name: school.name, subdomain: school.subdomain } : null,
+        scopes: formatScopes(p.scopes),
+      },
+    };
+  },
+  summarize: (out) =>
+    out.signedIn
+      ? `Signed in as ${out.signedIn.audience} of ${out.signedIn.school?.name ?? 'your school'} with: ${out.signedIn.scopes}. List the tools again to see what this unlocks.`
+      : `Not signed in. Call how_to_authenticate with sign_in=true to sign in, or read ${out.walkthrough}.`,
+});
