@@ -26,8 +26,13 @@ export const LIMITS = {
   maxDepth: 10,
   /** Nesting inside `__schema` / `__type` (GraphiQL's own introspection query needs 15). */
   maxIntrospectionDepth: 16,
-  /** Estimated objects a query may produce (see estimateCost). */
+  /** Estimated objects a query may produce (see checkCost). */
   maxCost: 50_000,
+  /**
+   * What a connection costs on top of its objects: each runs its own statements (page, count),
+   * so this bounds the round trips of one request to about maxCost / connectionCost.
+   */
+  connectionCost: 500,
   /** Largest `first` of a connection; more is an error, never a silent clamp. */
   maxFirst: 100,
   /** Page size when `first` is omitted. */
@@ -107,8 +112,9 @@ interface CostState {
 
 /**
  * Estimates the objects a query can produce, using the real `first` of each connection (with
- * its variables) and LIST_ESTIMATES for plain lists, and checks every `first` on the way.
- * Scalars cost nothing; introspection is bounded by depth and token limits instead.
+ * its variables) and LIST_ESTIMATES for plain lists, plus connectionCost per connection, and
+ * checks every `first` on the way. Scalars cost nothing (totalCount 1); introspection is bounded
+ * by depth and token limits instead.
  */
 export function checkCost(
   schema: GraphQLSchema,
@@ -148,6 +154,7 @@ function costOf(
     if (!def) continue;
     const named = getNamedType(def.type);
     const first = firstOf(def, node, state);
+    if (first !== null) total += LIMITS.connectionCost;
     if (!isObjectType(named)) {
       if (name === 'totalCount') total += 1;
       continue;

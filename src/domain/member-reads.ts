@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery } from 'kysely';
-import { problems } from '../errors/problem-error.ts';
+import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { ENROLLMENT_STATES, type EnrollmentState } from './enrollments.ts';
@@ -159,6 +159,12 @@ export async function listMemberEnrollmentSummaries(
   const checked = checkState(state);
   const limit = checkPageSize(page.limit);
   const after = page.cursor ? decodeCursor(page.cursor) : null;
+  if (after !== null && !after.startsWith('enr_')) {
+    // A cursor of another list (an order's, say) would page by a foreign id.
+    throw new ProblemError(400, 'invalid_cursor', 'Bad Request', {
+      detail: 'The cursor is not one this API returned.',
+    });
+  }
   const now = isoNow();
   const rows = await runShape(
     db,

@@ -151,6 +151,16 @@ describe('Account API request errors: coded GraphQL errors, never a 500', () => 
     assert.equal(res.body.errors?.[0].extensions?.limit, 50000);
   });
 
+  it('many aliased connections → COST_LIMIT_EXCEEDED (each runs its own statements)', async () => {
+    const aliases = (n: number) =>
+      Array.from({ length: n }, (_, i) => `c${i}: orders(first: 1) { totalCount }`).join(' ');
+    const ok = await gql(t, token, `{ viewer { ${aliases(90)} } }`);
+    assert.equal(ok.status, 200);
+    const res = await gql(t, token, `{ viewer { ${aliases(101)} } }`);
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors?.[0].extensions?.code, 'COST_LIMIT_EXCEEDED');
+  });
+
   it('an oversized query (over 10 KB) → 400 QUERY_TOO_LARGE', async () => {
     const res = await gql(t, token, `{ viewer { id } } # ${'x'.repeat(10_000)}`);
     assert.equal(res.status, 400);

@@ -253,6 +253,13 @@ describe('Account API reads (spec §2.5, product.md §6)', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.errors?.[0].extensions?.code, 'BAD_USER_INPUT');
     assert.equal(res.body.errors?.[0].message, 'The cursor is not one this API returned.');
+    const orderCursor = encodeCursor(f.ordersA[0]);
+    const foreign = await gql(
+      t,
+      token,
+      `{ viewer { enrolledCourses(after: "${orderCursor}") { nodes { id } } } }`,
+    );
+    assert.equal(foreign.body.errors?.[0].extensions?.code, 'BAD_USER_INPUT');
   });
 
   it('orders: newest first, with items and money as minor units + currency', async () => {
