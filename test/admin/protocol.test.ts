@@ -201,6 +201,22 @@ describe('admin API protocol (courses)', () => {
     assert.equal((await call('POST', '/api/v1/courses', body, { 'idempotency-key': '' })).status, 400);
   });
 
+  it('a key is forgotten after 24 hours', async () => {
+    const headers = { 'idempotency-key': 'old-key' };
+    assert.equal(
+      (await call('POST', '/api/v1/courses', { slug: 'old-1', title: 'Old' }, headers)).status,
+      201,
+    );
+    await t.runtime.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: new Date(Date.now() - 25 * 3600_000).toISOString() })
+      .where('key', '=', 'old-key')
+      .execute();
+    const fresh = await call('POST', '/api/v1/courses', { slug: 'old-2', title: 'New' }, headers);
+    assert.equal(fresh.status, 201);
+    assert.equal(fresh.headers.get('idempotent-replayed'), null);
+  });
+
   it('concurrent requests with one Idempotency-Key execute once', async () => {
     const before = await countCourses();
     const headers = { 'idempotency-key': 'race-1' };
