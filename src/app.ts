@@ -8,6 +8,7 @@ import { createHealthApp } from './health/routes.ts';
 import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { metricsMiddleware } from './http/metrics.ts';
+import { createMcpApp } from './mcp/routes.ts';
 import { createOAuthMetadataApp } from './oauth/metadata-app.ts';
 import { createPagesApp } from './web/pages.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
@@ -28,6 +29,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
 
   app.route('/', createHealthApp(ctx));
   app.route('/', createAccountApp(ctx));
+  app.route('/', createMcpApp(ctx));
   app.route('/', createAdminApp(ctx));
   app.route('/', createOAuthMetadataApp(ctx));
   app.route('/', createPagesApp(ctx));
