@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { describeScope, OPERATOR_SCOPES, RESOURCE_SCOPES } from '../oauth/scopes.ts';
 import type { AdminOperation } from './define-operation.ts';
 import { GROUP_DESCRIPTIONS, OPENAPI_INTRO } from './openapi-text.ts';
-import { adminSchemas } from './schemas.ts';
+import { adminSchemas, pageItems } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
@@ -126,7 +126,22 @@ const ERROR_RESPONSES = {
   }),
 };
 
-function responses(op: AdminOperation, outputId: string | undefined): Json {
+/**
+ * The response example of an operation: its own, else one of another operation with the same
+ * schema (an update shows what a get shows), else a page of such an example for a list.
+ */
+function responseExample(op: AdminOperation, ops: readonly AdminOperation[]): unknown {
+  if (op.examples?.response !== undefined) return op.examples.response;
+  const of = (schema: unknown) =>
+    ops.find((o) => o.output === schema && o.examples?.response !== undefined)?.examples?.response;
+  const same = of(op.output);
+  if (same !== undefined) return same;
+  const item = op.output && pageItems.get(op.output);
+  const itemExample = item && of(item);
+  return itemExample === undefined ? undefined : { data: [itemExample], next_cursor: null };
+}
+
+function responses(op: AdminOperation, outputId: string | undefined, example: unknown): Json {
   const status = String(op.status ?? (op.output ? 200 : 204));
   const ok: Json = { description: op.output ? 'Success' : 'Done; no content.' };
   if (op.binary === 'download') {
@@ -137,7 +152,7 @@ function responses(op: AdminOperation, outputId: string | undefined): Json {
     };
   } else if (outputId) {
     const media: Json = { schema: { $ref: `#/components/schemas/${outputId}` } };
-    if (op.examples?.response !== undefined) media.example = op.examples.response;
+    if (example !== undefined) media.example = example;
     ok.content = { 'application/json': media };
   }
   if (op.etag)
@@ -203,7 +218,7 @@ export function buildOpenApiDocument(baseUrl: string, ops: readonly AdminOperati
       'x-required-scope': op.scope,
       'x-lectern-annotations': op.annotations,
       parameters: parameters(op),
-      responses: responses(op, outputs.ids.get(op)),
+      responses: responses(op, outputs.ids.get(op), responseExample(op, ops)),
     };
     const body = requestBody(op, inputs.ids.get(op));
     if (body) entry.requestBody = body;

@@ -69,11 +69,16 @@ export const SearchQuery = z.string().trim().min(1).max(200).optional();
 
 /** `{ data, next_cursor }`: one page of a list. */
 export function pageOf<T extends z.ZodType>(item: T) {
-  return z.object({
+  const page = z.object({
     data: z.array(item),
     next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
   });
+  pageItems.set(page, item);
+  return page;
 }
+
+/** The item schema of each page schema made by `pageOf` (the OpenAPI generator reuses examples). */
+export const pageItems = new WeakMap<z.ZodType, z.ZodType>();
 
 /** Query-string boolean: true/false/1/0. */
 export const QueryBool = z

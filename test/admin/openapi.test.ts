@@ -48,6 +48,33 @@ describe('/openapi.json and /docs', () => {
     }
   });
 
+  it('every example is valid for its operation’s own schemas', () => {
+    let checked = 0;
+    for (const op of adminOperations) {
+      if (op.examples?.request !== undefined) {
+        const r = op.input.body!.safeParse(op.examples.request);
+        assert.ok(r.success, `${op.name} request example: ${r.error?.message}`);
+        checked++;
+      }
+      if (op.examples?.response !== undefined) {
+        const r = op.output!.safeParse(op.examples.response);
+        assert.ok(r.success, `${op.name} response example: ${r.error?.message}`);
+        assert.deepEqual(r.data, op.examples.response, `${op.name} response example has only schema fields`);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 40, `${checked} examples`);
+    // Every JSON success response in the document shows an example that its schema accepts.
+    for (const op of adminOperations) {
+      if (!op.output || op.binary) continue;
+      const status = String(op.status ?? 200);
+      const example =
+        doc.paths[op.path][op.method.toLowerCase()].responses[status].content['application/json'].example;
+      assert.notEqual(example, undefined, `${op.name} has a response example`);
+      assert.ok(op.output.safeParse(example).success, `${op.name} documented example parses`);
+    }
+  });
+
   it('covers every resource group of the scope table with a tag', () => {
     assert.deepEqual(
       doc.tags.map((t: { name: string }) => t.name).sort(),

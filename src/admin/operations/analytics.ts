@@ -116,6 +116,16 @@ export const analyticsOperations = [
     input: { query: Range },
     output: RevenueSchema,
     annotations: read,
+    examples: {
+      response: {
+        range: { from: '2026-02-01T00:00:00.000Z', to: '2026-03-01T00:00:00.000Z' },
+        totals: [{ currency: 'EUR', gross_amount: 9800, refunded_amount: 0, net_amount: 9800, orders: 2 }],
+        by_day: [
+          { date: '2026-02-03', currency: 'EUR', net_amount: 4900, orders: 1 },
+          { date: '2026-02-17', currency: 'EUR', net_amount: 4900, orders: 1 },
+        ],
+      },
+    },
     handler: async (ctx, { query }) => {
       const range = checkRange(query.from, query.to);
       const [totals, days] = await Promise.all([
@@ -141,6 +151,22 @@ export const analyticsOperations = [
     input: { query: Range },
     output: CompletionSchema,
     annotations: read,
+    examples: {
+      response: {
+        range: { from: '2026-02-01T00:00:00.000Z', to: '2026-03-01T00:00:00.000Z' },
+        courses: [
+          {
+            course_id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d',
+            title: 'Intro to Watercolour',
+            enrollments: 40,
+            completed_enrollments: 9,
+            completion_rate: 0.225,
+            completions_in_range: 11,
+            average_progress_percent: 46.5,
+          },
+        ],
+      },
+    },
     handler: async (ctx, { query }) => {
       const range = checkRange(query.from, query.to);
       const courses = await completionByCourse(ctx.db, ctx.schoolId, range);

@@ -106,6 +106,18 @@ export const commentFormOperations = [
     output: CommentSchema,
     etag: true,
     annotations: read,
+    examples: {
+      response: {
+        id: 'cmt_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        author_user_id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        author_name: 'Sam',
+        target_type: 'lecture',
+        target_id: 'lec_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        course_id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        body: 'Which brush do you use here?',
+        created_at: '2026-03-01T09:00:00.000Z',
+      },
+    },
     handler: async (ctx, { params }) =>
       presentComment(await getComment(ctx.db, ctx.schoolId, params.comment_id)),
   }),
@@ -135,6 +147,16 @@ export const commentFormOperations = [
     output: FormSchema,
     etag: true,
     annotations: read,
+    examples: {
+      response: {
+        id: 'frm_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        title: 'Contact',
+        fields: [{ name: 'message', label: 'Your message', type: 'textarea', required: true }],
+        submissions_count: 12,
+        created_at: '2026-03-01T09:00:00.000Z',
+        updated_at: '2026-03-01T09:00:00.000Z',
+      },
+    },
     handler: async (ctx, { params }) => presentForm(await getForm(ctx.db, ctx.schoolId, params.form_id)),
   }),
   defineOperation({
@@ -173,6 +195,15 @@ export const commentFormOperations = [
     output: SubmissionSchema,
     etag: true,
     annotations: read,
+    examples: {
+      response: {
+        id: 'fsb_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        form_id: 'frm_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        email: 'sam@example.com',
+        data: { message: 'Do you offer group rates?' },
+        submitted_at: '2026-03-01T09:00:00.000Z',
+      },
+    },
     handler: async (ctx, { params }) =>
       presentSubmission(await getFormSubmission(ctx.db, ctx.schoolId, params.form_id, params.submission_id)),
   }),

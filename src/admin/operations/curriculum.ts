@@ -80,6 +80,30 @@ const Position = z
 const ByCourse = z.strictObject({ course_id: Id });
 const BySection = z.strictObject({ section_id: Id });
 const ByLecture = z.strictObject({ lecture_id: Id });
+const LECTURE_EXAMPLE = {
+  id: 'lec_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  course_id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  section_id: 'sec_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  title: 'Materials',
+  type: 'video',
+  duration_seconds: 420,
+  is_free_preview: true,
+  position: 1,
+  body: null,
+  video_url: 'https://videos.example/1.mp4',
+  file_id: null,
+  created_at: '2026-03-01T09:00:00.000Z',
+  updated_at: '2026-03-01T09:00:00.000Z',
+};
+const SECTION_EXAMPLE = {
+  id: 'sec_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  course_id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  title: 'Getting started',
+  position: 1,
+  lectures: [LECTURE_EXAMPLE],
+  created_at: '2026-03-01T09:00:00.000Z',
+  updated_at: '2026-03-01T09:00:00.000Z',
+};
 const write = { readOnly: false, destructive: false, idempotent: false } as const;
 const read = { readOnly: true, destructive: false, idempotent: true } as const;
 
@@ -98,6 +122,7 @@ const getSectionOp = defineOperation({
   output: SectionSchema,
   etag: true,
   annotations: read,
+  examples: { response: SECTION_EXAMPLE },
   handler: async (ctx, { params }) =>
     presentSection(await getSection(ctx.db, ctx.schoolId, params.section_id)),
 });
@@ -112,6 +137,7 @@ const getLectureOp = defineOperation({
   output: LectureSchema,
   etag: true,
   annotations: read,
+  examples: { response: LECTURE_EXAMPLE },
   handler: async (ctx, { params }) =>
     presentLecture(await getLecture(ctx.db, ctx.schoolId, params.lecture_id)),
 });
@@ -129,6 +155,7 @@ export const curriculumOperations = [
     output: CurriculumSchema,
     etag: true,
     annotations: read,
+    examples: { response: { course_id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d', sections: [SECTION_EXAMPLE] } },
     handler: async (ctx, { params }) => ({
       course_id: params.course_id,
       sections: (await getCurriculum(ctx.db, ctx.schoolId, params.course_id)).map(presentSection),

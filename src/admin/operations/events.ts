@@ -231,6 +231,23 @@ export const eventOperations = [
     input: { params: z.strictObject({ event_id: Id, registration_id: Id }) },
     output: RegistrationSchema,
     annotations: { readOnly: false, destructive: true, idempotent: true },
+    examples: {
+      response: {
+        id: 'reg_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        event_id: example.id,
+        user_id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        event: {
+          id: example.id,
+          title: example.title,
+          starts_at: example.starts_at,
+          ends_at: example.ends_at,
+        },
+        user: { id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d', name: 'Sam', email: 'sam@example.com' },
+        status: 'canceled',
+        registered_at: '2026-03-01T09:00:00.000Z',
+        canceled_at: '2026-03-02T10:00:00.000Z',
+      },
+    },
     handler: async (ctx, { params }) => {
       const registration = await getRegistration(ctx.db, ctx.schoolId, params.registration_id);
       if (registration.eventId !== params.event_id)

@@ -86,6 +86,22 @@ const getPlan = defineOperation({
   output: PlanSchema,
   etag: true,
   annotations: { readOnly: true, destructive: false, idempotent: true },
+  examples: {
+    response: {
+      id: 'pln_01jf3k6m2v8w9x0y1z2a3b4c5d',
+      name: 'All access',
+      description: 'Every course, cancel any time.',
+      interval: 'month',
+      price_amount: 1900,
+      currency: 'EUR',
+      status: 'active',
+      courses: [
+        { id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d', title: 'Intro to Watercolour', slug: 'intro-to-watercolour' },
+      ],
+      created_at: '2026-03-01T09:00:00.000Z',
+      updated_at: '2026-03-01T09:00:00.000Z',
+    },
+  },
   handler: async (ctx, { params }) =>
     presentPlan(await getMembershipPlan(ctx.db, ctx.schoolId, params.membership_plan_id)),
 });
@@ -208,6 +224,28 @@ export const planSubscriptionOperations = [
     output: SubscriptionSchema,
     etag: true,
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    examples: {
+      response: {
+        id: 'sub_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        user_id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        user: { id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d', name: 'Sam', email: 'sam@example.com' },
+        plan_id: 'pln_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        plan: {
+          id: 'pln_01jf3k6m2v8w9x0y1z2a3b4c5d',
+          name: 'All access',
+          interval: 'month',
+          price_amount: 1900,
+          currency: 'EUR',
+        },
+        status: 'active',
+        current_period_end: '2026-04-01T09:00:00.000Z',
+        cancel_at_period_end: false,
+        canceled_at: null,
+        trial_ends_at: null,
+        created_at: '2026-03-01T09:00:00.000Z',
+        updated_at: '2026-03-01T09:00:00.000Z',
+      },
+    },
     handler: async (ctx, { params }) =>
       presentSubscription(await getSubscription(ctx.db, ctx.schoolId, params.subscription_id)),
   }),

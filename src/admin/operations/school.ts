@@ -90,6 +90,16 @@ const getTheme = defineOperation({
   output: AppearanceSchema,
   etag: true,
   annotations: { readOnly: true, destructive: false, idempotent: true },
+  examples: {
+    response: {
+      primary_color: '#1f4b99',
+      accent_color: '#f2a93b',
+      font: 'Inter',
+      logo_file_id: 'fil_01jf3k6m2v8w9x0y1z2a3b4c5d',
+      logo_url: 'https://lectern.example/api/v1/storage/files/fil_01jf3k6m2v8w9x0y1z2a3b4c5d/content',
+      updated_at: '2026-03-01T09:00:00.000Z',
+    },
+  },
   handler: async (ctx) => presentAppearance(ctx, await getAppearance(ctx.db, ctx.schoolId)),
 });
 

@@ -247,6 +247,20 @@ export const studentOperations = [
     input: { params: ById },
     output: ProgressSchema,
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    examples: {
+      response: {
+        enrollment: example,
+        lectures: [
+          {
+            lecture_id: 'lec_01jf3k6m2v8w9x0y1z2a3b4c5d',
+            position_seconds: 312,
+            completed: false,
+            completed_at: null,
+            updated_at: '2026-03-04T18:20:00.000Z',
+          },
+        ],
+      },
+    },
     handler: async (ctx, { params }) => {
       const [enrollment, lectures] = await Promise.all([
         getEnrollment(ctx.db, ctx.schoolId, params.enrollment_id),
