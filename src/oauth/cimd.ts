@@ -114,6 +114,7 @@ interface CimdState {
   /** Bounded LRU of recent refusals: a bad URL is not refetched on every request. */
   refused: Map<string, { until: number; reason: CimdRefusal }>;
   inFlight: Map<string, Promise<OAuthClient | undefined>>;
+  prunedAt: number;
 }
 
 const states = new WeakMap<object, CimdState>();
@@ -121,7 +122,7 @@ const states = new WeakMap<object, CimdState>();
 function stateOf(ctx: AppContext): CimdState {
   let state = states.get(ctx.db);
   if (!state) {
-    state = { options: {}, refused: new Map(), inFlight: new Map() };
+    state = { options: {}, refused: new Map(), inFlight: new Map(), prunedAt: 0 };
     states.set(ctx.db, state);
   }
   return state;
@@ -214,12 +215,45 @@ async function refresh(ctx: AppContext, state: CimdState, url: URL): Promise<OAu
       created_at: now,
       ...values,
     })
-    .onConflict((oc) => oc.column('id').doUpdateSet(values))
+    .onConflict((oc) => oc.column('id').doUpdateSet(values).where('oauth_clients.kind', '=', 'cimd'))
     .execute();
+  await pruneStale(ctx, state);
   const row = await ctx.db
     .selectFrom('oauth_clients')
     .selectAll()
     .where('id', '=', clientId)
     .executeTakeFirstOrThrow();
   return row.kind === 'cimd' ? clientFromRow(row) : undefined;
+}
+
+/** Unreviewed CIMD rows unused and expired for this long are deleted. */
+export const CIMD_PRUNE_AFTER_SECONDS = 7 * 86_400;
+
+/**
+ * Keeps the stored documents bounded (with OPEN_REGISTRATION anyone can make us store one):
+ * at most every ten minutes per instance, deletes unreviewed CIMD rows that no grant uses and
+ * whose cache time ended CIMD_PRUNE_AFTER_SECONDS ago. They are fetched again if they return.
+ */
+export async function pruneStale(
+  ctx: AppContext,
+  state: { prunedAt: number },
+  now = Date.now(),
+): Promise<void> {
+  if (now - state.prunedAt < 600_000) return;
+  state.prunedAt = now;
+  await ctx.db
+    .deleteFrom('oauth_clients')
+    .where('kind', '=', 'cimd')
+    .where('reviewed', '=', 0)
+    .where('metadata_expires_at', '<', isoIn(-CIMD_PRUNE_AFTER_SECONDS, now))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('oauth_grants')
+            .select('oauth_grants.id')
+            .whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
+        ),
+      ),
+    )
+    .execute();
 }

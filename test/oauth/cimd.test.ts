@@ -14,7 +14,15 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { checkCimdUrl, configureCimdFetch, lastCimdRefusal } from '../../src/oauth/cimd.ts';
+import { createSchool } from '../../src/domain/schools.ts';
+import { createUser } from '../../src/domain/users.ts';
+import {
+  CIMD_PRUNE_AFTER_SECONDS,
+  checkCimdUrl,
+  configureCimdFetch,
+  lastCimdRefusal,
+  pruneStale,
+} from '../../src/oauth/cimd.ts';
 import {
   CIMD_TIMEOUT_MS,
   CimdError,
@@ -174,6 +182,80 @@ describe('Client ID Metadata Documents', () => {
       const results = await Promise.all(Array.from({ length: 8 }, () => findClient(t.runtime, url)));
       assert.ok(results.every((c) => c?.id === url));
       assert.equal(hits.get(path), 1);
+    });
+
+    it('prunes unreviewed documents no grant uses, long after their cache time', async () => {
+      const stale = new Date(Date.now() - (CIMD_PRUNE_AFTER_SECONDS + 3600) * 1000).toISOString();
+      const recent = new Date(Date.now() - 3600 * 1000).toISOString();
+      const row = (id: string, reviewed: number, expires: string) => ({
+        id,
+        kind: 'cimd' as const,
+        name: id,
+        school_id: null,
+        token_endpoint_auth_method: 'none' as const,
+        secret_hash: null,
+        redirect_uris: '[]',
+        allowed_scopes: null,
+        application_type: 'web' as const,
+        metadata: '{}',
+        reviewed,
+        metadata_fetched_at: expires,
+        metadata_expires_at: expires,
+        created_by_user_id: null,
+        secret_rotated_at: null,
+        created_at: expires,
+        updated_at: expires,
+      });
+      const db = t.runtime.db;
+      await db
+        .insertInto('oauth_clients')
+        .values([
+          row('https://gone.example/c.json', 0, stale),
+          row('https://reviewed.example/c.json', 1, stale),
+          row('https://granted.example/c.json', 0, stale),
+          row('https://recent.example/c.json', 0, recent),
+        ])
+        .execute();
+      const user = await createUser(db, { email: 'prune@example.com', name: 'P', passwordHash: null });
+      const school = await createSchool(db, { name: 'Prune', subdomain: 'prune' });
+      await db
+        .insertInto('oauth_grants')
+        .values({
+          id: 'grt_prune',
+          client_id: 'https://granted.example/c.json',
+          user_id: user.id,
+          school_id: school.id,
+          audience: 'operator',
+          scopes: 'openid',
+          resource: t.config.baseUrl,
+          auth_time: recent,
+          created_at: recent,
+          last_used_at: null,
+          revoked_at: null,
+        })
+        .execute();
+      const state = { prunedAt: 0 };
+      await pruneStale(t.runtime, state);
+      const left = await db
+        .selectFrom('oauth_clients')
+        .select('id')
+        .where('id', 'in', [
+          'https://gone.example/c.json',
+          'https://reviewed.example/c.json',
+          'https://granted.example/c.json',
+          'https://recent.example/c.json',
+        ])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        left.map((r) => r.id),
+        [
+          'https://granted.example/c.json',
+          'https://recent.example/c.json',
+          'https://reviewed.example/c.json',
+        ],
+      );
+      assert.ok(state.prunedAt > 0);
     });
 
     it('honours Cache-Control within [60 s, 24 h]', () => {
