@@ -121,6 +121,9 @@ const ERROR_RESPONSES = {
   }),
   PreconditionFailed: problem('Precondition Failed', 'precondition_failed', 412),
   UnsupportedMediaType: problem('Unsupported Media Type', 'unsupported_media_type', 415),
+  PayloadTooLarge: problem('Payload Too Large', 'payload_too_large', 413, {
+    detail: 'The request body exceeds 26214400 bytes.',
+  }),
   ValidationFailed: problem('Validation Failed', 'validation_failed', 422, {
     errors: [{ field: 'body.title', message: 'Too small: expected string to have >=1 characters' }],
   }),
@@ -155,8 +158,15 @@ function responses(op: AdminOperation, outputId: string | undefined, example: un
     if (example !== undefined) media.example = example;
     ok.content = { 'application/json': media };
   }
+  const headers: Json = {};
   if (op.etag)
-    ok.headers = { ETag: { schema: { type: 'string' }, description: 'Send back as `If-Match` on PATCH.' } };
+    headers.ETag = { schema: { type: 'string' }, description: 'Send back as `If-Match` on PATCH.' };
+  if (status === '201')
+    headers.Location = {
+      schema: { type: 'string', format: 'uri' },
+      description: 'Where to read what was created.',
+    };
+  if (Object.keys(headers).length > 0) ok.headers = headers;
   const out: Json = {
     [status]: ok,
     '400': { $ref: '#/components/responses/BadRequest' },
@@ -164,7 +174,10 @@ function responses(op: AdminOperation, outputId: string | undefined, example: un
     '403': { $ref: '#/components/responses/Forbidden' },
     '404': { $ref: '#/components/responses/NotFound' },
   };
+  if (op.method === 'GET' && op.etag)
+    out['304'] = { description: 'Not modified: `If-None-Match` matched the ETag.' };
   if (!op.annotations.readOnly) out['409'] = { $ref: '#/components/responses/Conflict' };
+  if (op.binary === 'upload') out['413'] = { $ref: '#/components/responses/PayloadTooLarge' };
   if (op.method === 'PATCH' && op.etag) out['412'] = { $ref: '#/components/responses/PreconditionFailed' };
   if (op.input.body || op.binary === 'upload')
     out['415'] = { $ref: '#/components/responses/UnsupportedMediaType' };
