@@ -401,4 +401,16 @@ describe('MCP endpoint: authentication, scope gate, protocol errors, CORS', () =
       'The request reached this server under a host name that is not its own.',
     );
   });
+
+  // Last: the server closes a connection whose oversized body it did not read.
+  it('a body over the configured limit is 413 before anything is parsed', async () => {
+    const limit = live.t.config.bodyLimitBytes;
+    const res = await postMcp(live, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'search_courses', arguments: { query: 'x'.repeat(limit) } },
+    });
+    assert.equal(res.status, 413);
+  });
 });
