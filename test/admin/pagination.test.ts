@@ -1,0 +1,57 @@
+/**
+ * Generated from the catalogue: every list operation walks page by page (limit=1, following
+ * next_cursor) to exactly what one large page returns, and refuses limit=101.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { adminOperations } from '../../src/admin/catalogue.ts';
+import { pageItems } from '../../src/admin/schemas.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { api, schoolFixture } from './fixtures.ts';
+import { seedWorld, type World } from './world.ts';
+
+const lists = adminOperations.filter((op) => op.output && pageItems.has(op.output));
+
+describe('every list operation paginates', () => {
+  let t: TestApp;
+  let w: World;
+  let call: ReturnType<typeof api>;
+  before(async () => {
+    t = await createTestApp();
+    const s = await schoolFixture(t);
+    w = await seedWorld(t, s, 'a');
+    await seedWorld(t, s, 'b');
+    call = api(t, await s.token());
+  });
+  after(() => t.close());
+
+  it('covers the list operations of the catalogue', () => {
+    assert.ok(lists.length >= 17, `${lists.length} list operations`);
+  });
+
+  for (const op of lists) {
+    it(`${op.name}: limit=1 pages add up to one page of 100`, async () => {
+      const path = op.path.replace(/\{(\w+)\}/g, (_, p: string) => w[p]);
+      const all = await call('GET', `${path}?limit=100`);
+      assert.equal(all.status, 200);
+      assert.equal(all.body.next_cursor, null);
+      const walked: unknown[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const r = await call('GET', `${path}?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+        assert.equal(r.status, 200);
+        assert.ok(r.body.data.length <= 1);
+        walked.push(...r.body.data);
+        cursor = r.body.next_cursor;
+        assert.ok(++pages <= 200, 'terminates');
+      } while (cursor);
+      assert.deepEqual(walked, all.body.data);
+      // Two seeded worlds: every school-wide list spans at least two pages.
+      if (!op.input.params) assert.ok(pages >= 2, `${op.name} walked ${pages} page(s)`);
+      const tooBig = await call('GET', `${path}?limit=101`);
+      assert.equal(tooBig.status, 422);
+      assert.equal(tooBig.body.errors[0].field, 'query.limit');
+    });
+  }
+});
