@@ -135,6 +135,38 @@ describe('MCP operator tools, one per admin operation', () => {
     await client.close();
   });
 
+  it('date-time, URL and nullable arguments validate (events_create, events_list with a range)', async () => {
+    const { client } = await connectClient(live, { token: await operatorToken(['events:write']) });
+    const created = await client.callTool({
+      name: 'events_create',
+      arguments: {
+        title: 'Agent meetup',
+        starts_at: '2030-04-02T17:00:00Z',
+        ends_at: '2030-04-02T18:00:00Z',
+        online_url: 'https://meet.example/agents',
+        capacity: null,
+      },
+    });
+    assert.equal(created.isError, undefined, JSON.stringify(created));
+    const bad = await client.callTool({
+      name: 'events_create',
+      arguments: { title: 'Bad', starts_at: 'next tuesday', ends_at: '2030-04-02T18:00:00Z' },
+    });
+    assert.equal(bad.isError, true);
+    assert.match((bad.content as Text)[0].text, /starts_at/);
+    const listed = await client.callTool({
+      name: 'events_list',
+      arguments: { ends_after: '2030-01-01T00:00:00Z', limit: 5 },
+    });
+    assert.equal(listed.isError, undefined, JSON.stringify(listed));
+    assert.ok(
+      (listed.structuredContent as { data: Array<{ title: string }> }).data.some(
+        (e) => e.title === 'Agent meetup',
+      ),
+    );
+    await client.close();
+  });
+
   it('domain validation failures are tool errors naming the field', async () => {
     const { client } = await connectClient(live, { token: await operatorToken(['coupons:write']) });
     const res = await client.callTool({
