@@ -54,6 +54,57 @@ describe('MCP operator tools, one per admin operation', () => {
     });
   }
 
+  it('every read-only tool that needs no argument answers on the demo school with structured content matching its schema', async () => {
+    const { seedDemoData } = await import('../../src/domain/demo-seed.ts');
+    const { findSchoolBySubdomain } = await import('../../src/domain/schools.ts');
+    const { findUserByEmail } = await import('../../src/domain/users.ts');
+    const demoLive = await startLiveApp();
+    try {
+      await seedDemoData(demoLive.t.runtime.db);
+      const demo = await findSchoolBySubdomain(demoLive.t.runtime.db, 'demo');
+      const owner = await findUserByEmail(demoLive.t.runtime.db, 'owner@example.com');
+      assert.ok(demo && owner);
+      const { token } = await issueTestToken(demoLive.t, {
+        userId: owner.id,
+        schoolId: demo.id,
+        audience: 'operator',
+        scopes: [...OPERATOR_SCOPES],
+      });
+      const { client } = await connectClient(demoLive, { token });
+      const { tools } = await client.listTools();
+      const readOnly = tools.filter(
+        (t) =>
+          t.annotations?.readOnlyHint && (t.inputSchema.required ?? []).length === 0 && t.name.includes('_'),
+      );
+      const operatorReads = readOnly.filter((t) => !PUBLIC_TOOLS.includes(t.name));
+      assert.ok(operatorReads.length >= 20, `only ${operatorReads.length} read tools`);
+      const failures: string[] = [];
+      for (const tool of operatorReads) {
+        const res = await client.callTool({ name: tool.name, arguments: {} });
+        if (res.isError || typeof res.structuredContent !== 'object') {
+          failures.push(`${tool.name}: ${(res.content as Text)[0]?.text}`);
+        }
+      }
+      // Known: the demo seed's page blocks ({type:'hero'}, {text}, {filter}) do not match the
+      // admin Page schema (markdown, course_ids), so the SDK refuses pages_list's structured
+      // content. A data/schema mismatch between domain/demo-seed.ts and admin/operations/pages.ts,
+      // reported; this fails once it is fixed, so the entry can go.
+      const known = ['pages_list'];
+      assert.deepEqual(
+        failures.filter((f) => !known.some((k) => f.startsWith(`${k}:`))),
+        [],
+      );
+      assert.deepEqual(
+        known.filter((k) => !failures.some((f) => f.startsWith(`${k}:`))),
+        [],
+        'a known mismatch is fixed: remove it from the list',
+      );
+      await client.close();
+    } finally {
+      await demoLive.close();
+    }
+  });
+
   it('tools carry input/output schemas and annotations from the operation', async () => {
     const { client } = await connectClient(live, {
       token: await operatorToken(['coupons:write']),
