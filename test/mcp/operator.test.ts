@@ -87,7 +87,7 @@ describe('MCP operator tools, one per admin operation', () => {
       }
       // Known: the demo seed's page blocks ({type:'hero'}, {text}, {filter}) do not match the
       // admin Page schema (markdown, course_ids), so the SDK refuses pages_list's structured
-      // content. A data/schema mismatch between domain/demo-seed.ts and admin/operations/pages.ts,
+      // content. A data/schema mismatch between domain/demo-community.ts and admin/operations/pages.ts,
       // reported; this fails once it is fixed, so the entry can go.
       const known = ['pages_list'];
       assert.deepEqual(
