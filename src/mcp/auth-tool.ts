@@ -14,7 +14,7 @@ export const howToAuthenticate = defineTool({
   name: 'how_to_authenticate',
   title: 'How to authenticate',
   description:
-    'Explains how to get an OAuth access token for this server (discovery URLs, client registration, scopes) to unlock member and operator tools; makes no network calls. With sign_in=true and no token, the server answers 401 so your MCP client opens the sign-in page (as=member for your own courses and orders, as=operator, the default, to administer a school); once signed in it says who you are signed in as.',
+    'Explains how to get an OAuth access token for this server (discovery URLs, client registration, scopes) to unlock member and operator tools; makes no network calls. With sign_in=true and no token, the server answers 401 so your MCP client opens the sign-in page (as=operator, the default, to administer a school; as=member for your own courses and orders, which needs a member app client_id from the school); once signed in it says who you are signed in as.',
   audience: 'public',
   scope: null,
   input: z.object({

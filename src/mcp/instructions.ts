@@ -42,7 +42,7 @@ export function authenticationGuide(baseUrl: string) {
     scopes: {
       operator: [...MCP_CHALLENGE_SCOPES],
       member: [...ACCOUNT_CHALLENGE_SCOPES, 'account:write'],
-      note: 'Operator scopes (admin tools) and account:* scopes (your own data as a member) belong to different clients; never mix them in one request. Write scopes are added by step-up when a tool needs them.',
+      note: 'Operator scopes (admin tools) and account:* scopes (your own data as a member) belong to different clients; never mix them in one request. Member scopes need the client_id of a member app that a school operator created (Developers → OAuth applications); registered, loopback and metadata-document clients act for operators. Write scopes are added by step-up when a tool needs them.',
     },
   };
 }
