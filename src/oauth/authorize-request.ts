@@ -20,6 +20,7 @@ export const AUTHORIZE_PARAMS = [
   'resource',
   'nonce',
   'prompt',
+  'max_age',
   'org_id',
 ] as const;
 
@@ -61,6 +62,8 @@ export interface AuthorizationRequest {
   readonly codeChallenge: string;
   readonly nonce: string | null;
   readonly prompt: string | null;
+  /** OIDC Core §3.1.2.1 max_age in seconds, or null. */
+  readonly maxAge: number | null;
   readonly orgId: string | null;
   /** The raw parameters, for the consent form to post back. */
   readonly raw: URLSearchParams;
@@ -166,6 +169,10 @@ export async function validateAuthorizeParams(
     ) {
       throw new OAuthError('invalid_request', `Unknown prompt value ${prompt}.`);
     }
+    const maxAgeValue = single(params, 'max_age');
+    if (maxAgeValue !== undefined && !/^\d{1,9}$/.test(maxAgeValue)) {
+      throw new OAuthError('invalid_request', 'max_age must be a whole number of seconds.');
+    }
     return {
       client,
       redirectUri,
@@ -176,6 +183,7 @@ export async function validateAuthorizeParams(
       codeChallenge: challenge,
       nonce: single(params, 'nonce') ?? null,
       prompt,
+      maxAge: maxAgeValue === undefined ? null : Number(maxAgeValue),
       orgId: single(params, 'org_id') ?? null,
       raw,
     };

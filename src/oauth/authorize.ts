@@ -61,6 +61,20 @@ async function approve(
   });
 }
 
+/**
+ * OIDC Core §3.1.2.1: `prompt=login` asks for a fresh sign-in; `max_age` for one no older than
+ * that many seconds (`max_age=0` is the same as `prompt=login`).
+ */
+function mustReauthenticate(
+  req: AuthorizationRequest,
+  prompts: ReadonlySet<string>,
+  session: Session,
+): boolean {
+  if (prompts.has('login') || req.maxAge === 0) return true;
+  if (req.maxAge === null) return false;
+  return Math.floor((Date.now() - Date.parse(session.authTime)) / 1000) > req.maxAge;
+}
+
 function noSchoolMessage(req: AuthorizationRequest): string {
   return req.audience === 'member'
     ? `You have no role at the school that runs ${req.client.name}.`
@@ -85,10 +99,25 @@ export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
       const req = await validateAuthorizeParams(ctx, target.client, target.redirectUri, raw);
       const prompts = new Set(req.prompt?.split(' ') ?? []);
       const session = await currentSession(ctx, c);
-      if (!session) {
-        if (prompts.has('none')) throw new AuthorizeRedirectError('login_required', 'Nobody is signed in.');
-        const returnTo = `${new URL(c.req.url).pathname}?${raw.toString()}`;
-        return c.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, 302);
+      const reauthenticate = session !== undefined && mustReauthenticate(req, prompts, session);
+      if (!session || reauthenticate) {
+        if (prompts.has('none')) {
+          throw new AuthorizeRedirectError(
+            'login_required',
+            session ? 'A fresh sign-in is required.' : 'Nobody is signed in.',
+          );
+        }
+        const back = new URLSearchParams(raw);
+        // Come back without the demand just satisfied, or the sign-in would be asked for forever.
+        if (prompts.has('login')) {
+          const rest = [...prompts].filter((p) => p !== 'login');
+          if (rest.length > 0) back.set('prompt', rest.join(' '));
+          else back.delete('prompt');
+        }
+        if (req.maxAge === 0) back.delete('max_age');
+        const returnTo = `${new URL(c.req.url).pathname}?${back.toString()}`;
+        const force = reauthenticate ? '&prompt=login' : '';
+        return c.redirect(`/login?return_to=${encodeURIComponent(returnTo)}${force}`, 302);
       }
       const schools = await eligibleSchools(ctx, session.userId, req.client, req.audience);
       if (schools.length === 0) throw new AuthorizeRedirectError('access_denied', noSchoolMessage(req));

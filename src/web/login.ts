@@ -89,7 +89,8 @@ export function createLoginApp(ctx: AppContext, throttle: Throttle): Hono<AppEnv
   app.get('/login', async (c) => {
     const returnTo = safeReturnTo(c.req.query('return_to'), base);
     const session = await currentSession(ctx, c);
-    if (session && returnTo) return c.redirect(returnTo, 303);
+    // prompt=login: the authorization request wants the password again, session or not.
+    if (session && returnTo && c.req.query('prompt') !== 'login') return c.redirect(returnTo, 303);
     return show(c, 200, returnTo);
   });
 

@@ -439,6 +439,49 @@ describe('GET/POST /oauth/authorize', () => {
       assert.equal(forced.status, 200);
     });
 
+    it('prompt=login asks for the password again even when signed in, then continues once (OIDC Core §3.1.2.1)', async () => {
+      const browser = new Browser(t);
+      await signIn(browser, 'owner@example.com');
+      const before = browser.cookies.get('lectern_session');
+      const res = await browser.request(authorizeUrl({ prompt: 'login consent' }));
+      assert.equal(res.status, 302);
+      const login = new URL(res.headers.get('location')!, B);
+      assert.equal(login.pathname, '/login');
+      assert.equal(login.searchParams.get('prompt'), 'login');
+      const returnTo = login.searchParams.get('return_to')!;
+      assert.equal(new URL(returnTo, B).searchParams.get('prompt'), 'consent', 'login is not asked twice');
+      const form = await browser.request(`${login.pathname}${login.search}`);
+      assert.equal(form.status, 200, 'the form is shown despite the session');
+      const done = await signIn(browser, 'owner@example.com', { returnTo, prompt: 'login' });
+      assert.equal(done.status, 303);
+      assert.notEqual(browser.cookies.get('lectern_session'), before, 'a new session');
+      const consent = await browser.request(done.headers.get('location')!);
+      assert.equal(consent.status, 200);
+    });
+
+    it('max_age: an older sign-in is asked again; max_age=0 acts as prompt=login; a bad value is invalid_request', async () => {
+      const browser = new Browser(t);
+      await signIn(browser, 'owner@example.com');
+      assert.equal((await browser.request(authorizeUrl({ max_age: '3600', prompt: 'consent' }))).status, 200);
+      const { sha256 } = await import('../../src/crypto/tokens.ts');
+      await t.runtime.db
+        .updateTable('sessions')
+        .set({ auth_time: new Date(Date.now() - 7200_000).toISOString() })
+        .where('id_hash', '=', sha256(browser.cookies.get('lectern_session')!))
+        .execute();
+      const old = await browser.request(authorizeUrl({ max_age: '3600' }));
+      assert.equal(old.status, 302);
+      assert.match(old.headers.get('location')!, /^\/login\?return_to=.*&prompt=login$/);
+      const zero = await browser.request(authorizeUrl({ max_age: '0' }));
+      const returnTo = new URL(zero.headers.get('location')!, B).searchParams.get('return_to')!;
+      assert.equal(new URL(returnTo, B).searchParams.get('max_age'), null);
+      const { params } = await redirectError(authorizeUrl({ max_age: '-1' }));
+      assert.equal(params.error, 'invalid_request');
+      assert.match(params.error_description, /max_age/);
+      const none = await redirectError(authorizeUrl({ max_age: '0', prompt: 'none' }), browser);
+      assert.equal(none.params.error, 'login_required');
+    });
+
     it('prompt=none without a session → login_required', async () => {
       const { params } = await redirectError(authorizeUrl({ prompt: 'none' }), new Browser(t));
       assert.equal(params.error, 'login_required');

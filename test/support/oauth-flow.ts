@@ -74,10 +74,12 @@ export function pkcePair(): { verifier: string; challenge: string } {
 export async function signIn(
   browser: Browser,
   email: string,
-  options: { password?: string; returnTo?: string } = {},
+  options: { password?: string; returnTo?: string; prompt?: 'login' } = {},
 ): Promise<Response> {
-  const query = options.returnTo ? `?return_to=${encodeURIComponent(options.returnTo)}` : '';
-  const page = await browser.request(`/login${query}`);
+  const query = new URLSearchParams();
+  if (options.returnTo) query.set('return_to', options.returnTo);
+  if (options.prompt) query.set('prompt', options.prompt);
+  const page = await browser.request(`/login${query.size > 0 ? `?${query}` : ''}`);
   assert.equal(page.status, 200, 'login page');
   const fields = formFields(await page.text());
   fields.set('email', email);
@@ -104,10 +106,11 @@ export async function authorizeInBrowser(
   const base = browser.t.config.baseUrl;
   let res = await browser.request(authorizeUrl);
   if (res.status === 302 && new URL(res.headers.get('location')!, base).pathname === '/login') {
-    const returnTo = new URL(res.headers.get('location')!, base).searchParams.get('return_to')!;
+    const loginUrl = new URL(res.headers.get('location')!, base);
     const login = await signIn(browser, options.user ?? 'student@example.com', {
       password: options.password,
-      returnTo,
+      returnTo: loginUrl.searchParams.get('return_to')!,
+      prompt: loginUrl.searchParams.get('prompt') === 'login' ? 'login' : undefined,
     });
     assert.equal(login.status, 303, 'login should succeed');
     res = await browser.request(login.headers.get('location')!);
