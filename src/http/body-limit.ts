@@ -1,33 +1,47 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { OAuthError } from '../errors/oauth-error.ts';
 import { problems } from '../errors/problem-error.ts';
 
 const OAUTH_PATH = /^\/(api\/oauth|oauth)\//;
 
+function tooLarge(c: Context, maxSize: number): never {
+  if (OAUTH_PATH.test(c.req.path)) {
+    throw new OAuthError('invalid_request', `The request body exceeds ${maxSize} bytes.`, { status: 413 });
+  }
+  throw problems.payloadTooLarge(maxSize);
+}
+
 /**
  * Caps request bodies: `uploadLimit` for the paths listed in `uploadPrefixes`, `limit`
  * everywhere else. Over the cap: 413 in the surface's own error format.
+ *
+ * Hot path: touching `c.req.raw.body` makes the Node adapter build a full web Request, so a body
+ * with a Content-Length is judged by the header alone (Node's HTTP parser never delivers more
+ * than the declared length), and only chunked bodies are counted as they stream.
  */
 export function bodyLimits(
   limit: number,
   uploadLimit: number,
   uploadPrefixes: readonly string[],
 ): MiddlewareHandler {
-  const make = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: (c) => {
-        if (OAUTH_PATH.test(c.req.path)) {
-          throw new OAuthError('invalid_request', `The request body exceeds ${maxSize} bytes.`, {
-            status: 413,
-          });
-        }
-        throw problems.payloadTooLarge(maxSize);
-      },
-    });
-  const normal = make(limit);
-  const upload = make(uploadLimit);
-  return (c, next) =>
-    uploadPrefixes.some((p) => c.req.path.startsWith(p)) ? upload(c, next) : normal(c, next);
+  const streaming = (maxSize: number) => bodyLimit({ maxSize, onError: (c) => tooLarge(c, maxSize) });
+  const normal = streaming(limit);
+  const upload = streaming(uploadLimit);
+  return (c, next) => {
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
+    const isUpload = uploadPrefixes.some((p) => c.req.path.startsWith(p));
+    const maxSize = isUpload ? uploadLimit : limit;
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+      const length = Number(declared);
+      if (!Number.isSafeInteger(length) || length < 0) {
+        throw problems.badRequest('The Content-Length header is not a valid length.');
+      }
+      if (length > maxSize) tooLarge(c, maxSize);
+      return next();
+    }
+    return isUpload ? upload(c, next) : normal(c, next);
+  };
 }

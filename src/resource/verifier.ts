@@ -1,7 +1,9 @@
+import { CompiledQuery, type InferResult } from 'kysely';
 import { sha256 } from '../crypto/tokens.ts';
 import { parseRoles } from '../domain/roles.ts';
 import type { AppContext } from '../http/context.ts';
 import type { Audience } from '../oauth/scopes.ts';
+import type { Db } from '../store/database.ts';
 import type { Principal } from './principal.ts';
 
 /** Why a bearer token was not accepted (RFC 6750 §3.1). */
@@ -33,12 +35,42 @@ const fail = (error: BearerFailure['error'], description: string, tokenPresented
   tokenPresented,
 });
 
+/** The token, its grant and the holder's membership, by token hash: one indexed join. */
+function tokenLookup(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+    .leftJoin('memberships as m', (j) =>
+      j.onRef('m.school_id', '=', 't.school_id').onRef('m.user_id', '=', 't.user_id'),
+    )
+    .select([
+      't.kind',
+      't.user_id',
+      't.school_id',
+      't.client_id',
+      't.grant_id',
+      't.scopes',
+      't.resource',
+      't.expires_at',
+      't.revoked_at',
+      'g.revoked_at as grant_revoked_at',
+      'g.audience',
+      'm.roles',
+    ])
+    .where('t.token_hash', '=', tokenHash);
+}
+
+type TokenRow = InferResult<ReturnType<typeof tokenLookup>>[number];
+
 /**
  * Verifies opaque access tokens against the token store on every call: revocation and expiry
  * take effect on the next request on every instance (product.md §5). One indexed query.
  */
 export function createBearerVerifier(ctx: AppContext, clock: () => number = Date.now): BearerVerifier {
   const resource = ctx.config.baseUrl;
+  // Built and compiled once: the query builder's cost would otherwise be paid on every request.
+  const lookup = tokenLookup(ctx.db, '').compile();
+  if (lookup.parameters.length !== 1) throw new Error('token lookup must take exactly the token hash');
   return {
     async verify(authorization) {
       if (authorization === undefined || authorization === null || authorization === '') {
@@ -51,28 +83,8 @@ export function createBearerVerifier(ctx: AppContext, clock: () => number = Date
         return fail('invalid_token', 'The Authorization header must be "Bearer <access token>".');
       }
       const tokenHash = sha256(match[1]);
-      const row = await ctx.db
-        .selectFrom('oauth_tokens as t')
-        .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
-        .leftJoin('memberships as m', (j) =>
-          j.onRef('m.school_id', '=', 't.school_id').onRef('m.user_id', '=', 't.user_id'),
-        )
-        .select([
-          't.kind',
-          't.user_id',
-          't.school_id',
-          't.client_id',
-          't.grant_id',
-          't.scopes',
-          't.resource',
-          't.expires_at',
-          't.revoked_at',
-          'g.revoked_at as grant_revoked_at',
-          'g.audience',
-          'm.roles',
-        ])
-        .where('t.token_hash', '=', tokenHash)
-        .executeTakeFirst();
+      const { rows } = await ctx.db.executeQuery<TokenRow>(CompiledQuery.raw(lookup.sql, [tokenHash]));
+      const row = rows[0];
       if (!row || row.kind !== 'access') return fail('invalid_token', 'The access token is not valid.');
       if (row.revoked_at || row.grant_revoked_at)
         return fail('invalid_token', 'The access token has been revoked.');

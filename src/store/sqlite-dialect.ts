@@ -1,4 +1,4 @@
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { SqliteDialect } from 'kysely';
 
 const MAX_CACHED_STATEMENTS = 500;
@@ -17,7 +17,7 @@ function bindable(value: unknown): SQLInputValue {
  */
 class NodeSqliteDatabase {
   readonly #db: DatabaseSync;
-  readonly #cache = new Map<string, StatementSync>();
+  readonly #cache = new Map<string, PreparedStatement>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -28,23 +28,31 @@ class NodeSqliteDatabase {
     if (this.#db.isOpen) this.#db.close();
   }
 
-  prepare(sql: string) {
-    let stmt = this.#cache.get(sql);
-    if (!stmt) {
-      stmt = this.#db.prepare(sql);
+  prepare(sql: string): PreparedStatement {
+    let prepared = this.#cache.get(sql);
+    if (!prepared) {
+      const stmt = this.#db.prepare(sql);
+      prepared = {
+        reader: stmt.columns().length > 0,
+        all: (params) => stmt.all(...params.map(bindable)),
+        run: (params) => stmt.run(...params.map(bindable)),
+        iterate: (params) => stmt.iterate(...params.map(bindable)),
+      };
       if (this.#cache.size >= MAX_CACHED_STATEMENTS) {
         this.#cache.delete(this.#cache.keys().next().value!);
       }
-      this.#cache.set(sql, stmt);
+      this.#cache.set(sql, prepared);
     }
-    const s = stmt;
-    return {
-      reader: s.columns().length > 0,
-      all: (params: readonly unknown[]) => s.all(...params.map(bindable)),
-      run: (params: readonly unknown[]) => s.run(...params.map(bindable)),
-      iterate: (params: readonly unknown[]) => s.iterate(...params.map(bindable)),
-    };
+    return prepared;
   }
+}
+
+/** A prepared statement in the shape Kysely's SqliteDialect calls. */
+interface PreparedStatement {
+  readonly reader: boolean;
+  all(params: readonly unknown[]): unknown[];
+  run(params: readonly unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  iterate(params: readonly unknown[]): IterableIterator<unknown>;
 }
 
 /** Opens a SQLite file with WAL, foreign keys and a busy timeout, as a Kysely dialect. */

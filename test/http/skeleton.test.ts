@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { listen } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 describe('HTTP skeleton', () => {
@@ -49,6 +50,19 @@ describe('HTTP skeleton', () => {
     assert.equal(res.status, 413);
     assert.equal(res.headers.get('content-type'), 'application/problem+json');
     assert.equal((await res.json()).code, 'payload_too_large');
+  });
+
+  it('over a real socket, a declared Content-Length over the limit is refused before reading', async () => {
+    const server = await listen(t.app, '127.0.0.1', 0);
+    try {
+      const big = await fetch(`${server.url}/healthz`, { method: 'POST', body: 'x'.repeat(5000) });
+      assert.equal(big.status, 413);
+      assert.equal((await big.json()).code, 'payload_too_large');
+      const small = await fetch(`${server.url}/no-such`, { method: 'POST', body: 'x'.repeat(100) });
+      assert.equal(small.status, 404);
+    } finally {
+      await server.shutdown();
+    }
   });
 
   it('sets nosniff and a referrer policy on every response', async () => {
