@@ -9,9 +9,9 @@ import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { metricsMiddleware } from './http/metrics.ts';
 import { createMcpApp } from './mcp/routes.ts';
+import { createOAuthFlowApp } from './oauth/flow-app.ts';
 import { createOAuthMetadataApp } from './oauth/metadata-app.ts';
 import { createPagesApp } from './web/pages.ts';
-import { createOAuthFlowApp } from './oauth/flow-app.ts';
 
 const UPLOAD_PREFIXES = ['/api/v1/storage'];
 
@@ -31,9 +31,9 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAccountApp(ctx));
   app.route('/', createMcpApp(ctx));
   app.route('/', createAdminApp(ctx));
+  app.route('/', createOAuthFlowApp(ctx));
   app.route('/', createOAuthMetadataApp(ctx));
   app.route('/', createPagesApp(ctx));
-  app.route('/', createOAuthFlowApp(ctx));
 
   app.notFound((c) => problemResponse(c, problems.notFound(`No route for ${c.req.method} ${c.req.path}.`)));
   app.onError(createErrorHandler(ctx.logger));
