@@ -27,6 +27,12 @@ const Block = named(
   'PageBlock',
   z.discriminatedUnion('type', [
     z.strictObject({
+      type: z.literal('hero'),
+      heading: z.string().min(1).max(200),
+      text: z.string().max(1000).optional(),
+      image_file_id: Id.nullable().optional(),
+    }),
+    z.strictObject({
       type: z.literal('heading'),
       text: z.string().min(1).max(300),
       level: z.number().int().min(1).max(4).default(2),
@@ -42,8 +48,17 @@ const Block = named(
     z.strictObject({ type: z.literal('button'), label: z.string().min(1).max(100), url: HttpUrl }),
     z.strictObject({ type: z.literal('course_list'), course_ids: z.array(Id).max(50) }),
   ]),
-  'One content block: heading, text (Markdown), image, video, button or course_list.',
+  'One content block: hero, heading, text (Markdown), image, video, button or course_list.',
 );
+
+// Writes must use the structured blocks; reads show what is stored, and pages seeded or imported
+// before the block set was fixed may hold other shapes: those come back as they are.
+const StoredBlock = z.union([
+  Block,
+  z
+    .looseObject({ type: z.string() })
+    .describe('A block in a shape this API no longer writes, returned as stored.'),
+]);
 
 const PageSchema = named(
   'Page',
@@ -51,7 +66,7 @@ const PageSchema = named(
     id: Id,
     slug: z.string(),
     title: z.string(),
-    blocks: z.array(Block),
+    blocks: z.array(StoredBlock),
     published: z.boolean(),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -1,0 +1,41 @@
+/**
+ * The demo school (product.md §9) read through every argument-free list and read of the admin
+ * API: seeded data must fit the published response schemas, not only data written through the API.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { adminOperations } from '../../src/admin/catalogue.ts';
+import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
+import { findUserByEmail } from '../../src/domain/users.ts';
+import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { issueTestToken } from '../support/tokens.ts';
+import { api } from './fixtures.ts';
+
+describe('admin API on the demo data', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+  it('every argument-free read of the demo school matches its schema', async () => {
+    await seedDemoData(t.runtime.db);
+    const demo = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!;
+    const owner = (await findUserByEmail(t.runtime.db, 'owner@example.com'))!;
+    const { token } = await issueTestToken(t, {
+      userId: owner.id,
+      schoolId: demo.id,
+      audience: 'operator',
+      scopes: OPERATOR_SCOPES,
+    });
+    const call = api(t, token);
+    for (const op of adminOperations.filter((o) => o.method === 'GET' && !o.input.params && !o.binary)) {
+      const r = await call('GET', `${op.path}?${op.name.startsWith('analytics') ? '' : 'limit=100'}`);
+      assert.equal(r.status, 200, op.name);
+      const parsed = op.output!.safeParse(r.body);
+      assert.ok(parsed.success, `${op.name}: ${parsed.error?.message}`);
+      assert.deepEqual(parsed.data, r.body, op.name);
+    }
+  });
+});
