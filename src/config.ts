@@ -44,6 +44,7 @@ const envSchema = z.object({
   FILES_DIR: z.string().min(1).optional(),
   CIMD_ALLOWED_HOSTS: list.default([]),
   OPEN_REGISTRATION: bool.default(false),
+  REGISTRATION_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(300),
   VENDORS_FILE: z.string().min(1).optional(),
   TRUST_PROXY: bool.default(false),
 });
@@ -68,6 +69,8 @@ export interface Config {
   readonly filesDir: string;
   readonly cimd: { readonly allowedHosts: readonly string[]; readonly openRegistration: boolean };
   readonly vendorsFile?: string;
+  /** Client registrations accepted per client address per 10 minutes. */
+  readonly registrationRateLimit: number;
   readonly trustProxy: boolean;
   readonly secureCookies: boolean;
 }
@@ -166,6 +169,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       openRegistration: e.OPEN_REGISTRATION,
     },
     vendorsFile: e.VENDORS_FILE ? resolve(e.VENDORS_FILE) : undefined,
+    registrationRateLimit: e.REGISTRATION_RATE_LIMIT,
     trustProxy: e.TRUST_PROXY,
     secureCookies: baseUrl.startsWith('https:'),
   };

@@ -19,14 +19,14 @@ import { ensureVendorClients, matchVendor } from './vendors.ts';
 
 const MAX_BODY_BYTES = 16_384;
 const MAX_REDIRECT_URIS = 10;
-/** Registrations per client address per window (in process; each instance counts its own). */
-export const REGISTER_LIMIT = 30;
+/** Registrations per client address are counted in windows of this length (in process). */
 export const REGISTER_WINDOW_SECONDS = 600;
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 
 const requestSchema = z.object({
-  redirect_uris: z.array(z.string().min(1).max(MAX_REDIRECT_URI_LENGTH)).min(1).max(MAX_REDIRECT_URIS),
+  // Optional here so a missing list reaches the decision order (a vendor name still matches).
+  redirect_uris: z.array(z.string().min(1).max(MAX_REDIRECT_URI_LENGTH)).max(MAX_REDIRECT_URIS).default([]),
   client_name: z.string().max(200).optional(),
   token_endpoint_auth_method: z.string().max(100).optional(),
   grant_types: z.array(z.string().max(100)).max(10).optional(),
@@ -67,7 +67,7 @@ async function readRequest(c: Context): Promise<RegistrationRequest> {
     const field = issue.path.join('.') || 'metadata';
     if (issue.path[0] === 'redirect_uris')
       throw redirectError(
-        `redirect_uris must be an array of 1 to ${MAX_REDIRECT_URIS} URI strings (${field}: ${issue.message}).`,
+        `redirect_uris must be an array of at most ${MAX_REDIRECT_URIS} URI strings (${field}: ${issue.message}).`,
       );
     throw metadataError(`${field}: ${issue.message}.`);
   }
@@ -175,12 +175,13 @@ async function registerVendor(
   const client = clientFromRow(row);
   const foreign = req.redirect_uris.find((u) => !redirectUriMatches(client, u));
   if (foreign) throw redirectError(`${foreign} is not a registered redirect URI of ${client.name}.`);
+  const redirectUris = req.redirect_uris.length > 0 ? req.redirect_uris : client.redirectUris;
   return {
     body: {
       client_id: client.id,
       client_id_issued_at: Math.floor(Date.parse(row.created_at) / 1000),
       client_name: client.name,
-      redirect_uris: req.redirect_uris,
+      redirect_uris: redirectUris,
       grant_types: [...GRANT_TYPES],
       response_types: ['code'],
       // Vendor clients are public (product.md §3), whatever the request asked for.
@@ -194,15 +195,18 @@ async function registerVendor(
 /** The product.md §3 decision order, once. */
 export async function registerClient(ctx: AppContext, req: RegistrationRequest): Promise<Registered> {
   checkCommon(req);
-  if (req.redirect_uris.every(isLoopbackRedirectUri)) return registerLoopback(ctx, req);
+  const uris = req.redirect_uris;
+  if (uris.length > 0 && uris.every(isLoopbackRedirectUri)) return registerLoopback(ctx, req);
   const vendor = req.client_name === undefined ? undefined : matchVendor(ctx.config, req.client_name);
   if (vendor) return registerVendor(ctx, req, vendor.client_id);
-  if (req.redirect_uris.some(isHttpsRedirectUri))
+  if (uris.some(isHttpsRedirectUri))
     throw redirectError(
       'A fixed HTTPS redirect URI needs a registered integration; use loopback redirect URIs or a Client ID Metadata Document.',
     );
   throw metadataError(
-    'client_name matches no known integration, and the redirect URIs are not loopback addresses.',
+    uris.length === 0
+      ? 'client_name matches no known integration; other clients register loopback redirect_uris or use a Client ID Metadata Document.'
+      : 'client_name matches no known integration, and the redirect URIs are not loopback addresses.',
   );
 }
 
@@ -220,7 +224,7 @@ function clientAddress(c: Context, trustProxy: boolean): string {
 
 const windows = new WeakMap<object, Map<string, { count: number; resetAt: number }>>();
 
-/** Fixed-window count per client address; throws 429 when over REGISTER_LIMIT. */
+/** Fixed-window count per client address; 429 past config.registrationRateLimit per window. */
 function rateLimit(ctx: AppContext, address: string, now = Date.now()): void {
   let counts = windows.get(ctx.db);
   if (!counts) {
@@ -235,7 +239,7 @@ function rateLimit(ctx: AppContext, address: string, now = Date.now()): void {
     if (counts.size > 10_000) counts.delete(counts.keys().next().value!);
   }
   entry.count += 1;
-  if (entry.count > REGISTER_LIMIT) {
+  if (entry.count > ctx.config.registrationRateLimit) {
     const retryAfter = Math.max(1, Math.ceil((entry.resetAt - now) / 1000));
     throw new OAuthError('temporarily_unavailable', 'Too many registration requests; try again later.', {
       status: 429,

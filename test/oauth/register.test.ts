@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { findClient, verifyClientSecret } from '../../src/oauth/clients.ts';
-import { REGISTER_LIMIT } from '../../src/oauth/register.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+
+const REGISTER_LIMIT = 12;
 
 describe('POST /api/oauth/register (RFC 7591, product.md §3 decision order)', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ TRUST_PROXY: 'true' });
+    t = await createTestApp({ TRUST_PROXY: 'true', REGISTRATION_RATE_LIMIT: String(REGISTER_LIMIT) });
   });
   after(() => t.close());
 
@@ -130,6 +131,15 @@ describe('POST /api/oauth/register (RFC 7591, product.md §3 decision order)', (
     assert.equal(await count(), before);
   });
 
+  it('rule 2: a vendor name without redirect_uris gets the vendor client_id and its registered URIs', async () => {
+    const res = await post({ client_name: 'Cursor' });
+    assert.equal(res.status, 201);
+    const body = await res.json();
+    assert.equal(body.client_id, 'cursor');
+    assert.deepEqual(body.redirect_uris, ['cursor://anysphere.cursor-mcp/oauth/callback']);
+    assert.equal(body.token_endpoint_auth_method, 'none');
+  });
+
   it('rule 2: ChatGPT per-app callbacks match its prefix entry; VS Code, Cursor match theirs', async () => {
     const chatgpt = await post({
       client_name: 'ChatGPT',
@@ -245,8 +255,10 @@ describe('POST /api/oauth/register (RFC 7591, product.md §3 decision order)', (
     await expectError(await post(['http://127.0.0.1/cb']), 400, 'invalid_client_metadata');
     await expectError(await post('text'), 400, 'invalid_client_metadata');
     await expectError(await post(null), 400, 'invalid_client_metadata');
-    await expectError(await post({}), 400, 'invalid_redirect_uri');
-    await expectError(await post({ redirect_uris: [] }), 400, 'invalid_redirect_uri');
+    // No redirect URI and no known client_name: rule 4, spec §5.2.1 (not open registration).
+    await expectError(await post({}), 400, 'invalid_client_metadata');
+    await expectError(await post({ redirect_uris: [] }), 400, 'invalid_client_metadata');
+    await expectError(await post({ client_name: 'Unknown Vendor' }), 400, 'invalid_client_metadata');
     await expectError(await post({ redirect_uris: 'http://127.0.0.1/cb' }), 400, 'invalid_redirect_uri');
     await expectError(await post({ redirect_uris: [7] }), 400, 'invalid_redirect_uri');
     const many = Array.from({ length: 11 }, (_, i) => `http://127.0.0.1/cb${i}`);
