@@ -85,20 +85,7 @@ describe('MCP operator tools, one per admin operation', () => {
           failures.push(`${tool.name}: ${(res.content as Text)[0]?.text}`);
         }
       }
-      // Known: the demo seed's page blocks ({type:'hero'}, {text}, {filter}) do not match the
-      // admin Page schema (markdown, course_ids), so the SDK refuses pages_list's structured
-      // content. A data/schema mismatch between domain/demo-community.ts and admin/operations/pages.ts,
-      // reported; this fails once it is fixed, so the entry can go.
-      const known = ['pages_list'];
-      assert.deepEqual(
-        failures.filter((f) => !known.some((k) => f.startsWith(`${k}:`))),
-        [],
-      );
-      assert.deepEqual(
-        known.filter((k) => !failures.some((f) => f.startsWith(`${k}:`))),
-        [],
-        'a known mismatch is fixed: remove it from the list',
-      );
+      assert.deepEqual(failures, []);
       await client.close();
     } finally {
       await demoLive.close();
