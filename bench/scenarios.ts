@@ -1,5 +1,6 @@
 import { mcpScenarios } from './mcp-scenarios.ts';
 import { type Figures, measure } from './measure.ts';
+import { oauthScenarios } from './oauth-scenarios.ts';
 import { startLectern } from './servers.ts';
 
 /** One load scenario: its goal is a fraction of the baseline's req/s. */
@@ -21,5 +22,6 @@ export const scenarios: Scenario[] = [
       }
     },
   },
+  ...oauthScenarios,
   ...mcpScenarios,
 ];

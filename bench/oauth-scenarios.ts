@@ -1,0 +1,247 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type autocannon from 'autocannon';
+import { loadConfig } from '../src/config.ts';
+import { newId } from '../src/crypto/ids.ts';
+import { randomToken, sha256 } from '../src/crypto/tokens.ts';
+import { DEMO_MEMBER_APP_ID } from '../src/domain/demo-seed.ts';
+import { findSchoolBySubdomain } from '../src/domain/schools.ts';
+import { findUserByEmail } from '../src/domain/users.ts';
+import { type Db, inTransaction, openDatabase } from '../src/store/database.ts';
+import { isoIn, isoNow } from '../src/store/time.ts';
+import { DURATION_SECONDS, measure } from './measure.ts';
+import type { Scenario } from './scenarios.ts';
+import { type BenchServer, startLectern } from './servers.ts';
+
+const SCOPES = 'openid profile email account:read';
+const REDIRECT_URI = 'http://127.0.0.1/callback';
+const CHUNK = 400;
+// Enough single-use codes for the warm-up and the run at a rate well above the goal.
+const CODE_POOL = (DURATION_SECONDS + 3) * 3000;
+
+interface Prepared {
+  accessToken: string;
+  refreshTokens: string[];
+  codes: string[];
+  verifier: string;
+  resource: string;
+}
+
+/**
+ * Fills the store as authorizations would have (bench only; the flow itself is tested end to
+ * end): one access token, one refresh token per connection, and a pool of codes whose expiry is
+ * pushed past the run (codes normally live 60 s).
+ */
+async function prepare(env: Record<string, string>, codes: number, refreshTokens: number): Promise<Prepared> {
+  const config = loadConfig(env);
+  const db: Db = openDatabase(config.database);
+  try {
+    const school = await findSchoolBySubdomain(db, 'demo');
+    const user = await findUserByEmail(db, 'student@example.com');
+    if (!school || !user) throw new Error('demo data missing');
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const now = isoNow();
+    const grant = () => ({
+      id: newId('grt'),
+      client_id: DEMO_MEMBER_APP_ID,
+      user_id: user.id,
+      school_id: school.id,
+      audience: 'member' as const,
+      scopes: SCOPES,
+      resource: config.baseUrl,
+      auth_time: now,
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+    });
+    const token = (grantId: string, kind: 'access' | 'refresh', value: string) => ({
+      token_hash: sha256(value),
+      kind,
+      grant_id: grantId,
+      client_id: DEMO_MEMBER_APP_ID,
+      user_id: user.id,
+      school_id: school.id,
+      scopes: SCOPES,
+      resource: config.baseUrl,
+      expires_at: isoIn(kind === 'access' ? 3600 : 30 * 86_400),
+      created_at: now,
+      revoked_at: null,
+      rotated_at: null,
+    });
+    const out: Prepared = {
+      accessToken: randomToken(),
+      refreshTokens: [],
+      codes: [],
+      verifier,
+      resource: config.baseUrl,
+    };
+    await inTransaction(db, async (tx) => {
+      const first = grant();
+      await tx.insertInto('oauth_grants').values(first).execute();
+      await tx
+        .insertInto('oauth_tokens')
+        .values(token(first.id, 'access', out.accessToken))
+        .execute();
+      for (let i = 0; i < refreshTokens; i++) {
+        const g = grant();
+        const value = randomToken();
+        out.refreshTokens.push(value);
+        await tx.insertInto('oauth_grants').values(g).execute();
+        await tx
+          .insertInto('oauth_tokens')
+          .values(token(g.id, 'refresh', value))
+          .execute();
+      }
+      for (let start = 0; start < codes; start += CHUNK) {
+        const grants = Array.from({ length: Math.min(CHUNK, codes - start) }, grant);
+        await tx.insertInto('oauth_grants').values(grants).execute();
+        const rows = grants.map((g) => {
+          const code = randomToken();
+          out.codes.push(code);
+          return {
+            code_hash: sha256(code),
+            grant_id: g.id,
+            client_id: DEMO_MEMBER_APP_ID,
+            redirect_uri: REDIRECT_URI,
+            code_challenge: challenge,
+            scopes: SCOPES,
+            resource: config.baseUrl,
+            nonce: 'bench-nonce',
+            auth_time: now,
+            expires_at: isoIn(3600),
+            used_at: null,
+            created_at: now,
+          };
+        });
+        await tx.insertInto('oauth_codes').values(rows).execute();
+      }
+    });
+    return out;
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** A fresh server whose store was prepared with `codes` codes and `refreshTokens` refresh tokens. */
+async function startPrepared(
+  codes: number,
+  refreshTokens: number,
+): Promise<{ server: BenchServer; prepared: Prepared }> {
+  let prepared: Prepared | undefined;
+  const server = await startLectern({
+    prepare: async (env) => {
+      prepared = await prepare(env, codes, refreshTokens);
+    },
+  });
+  if (!prepared) throw new Error('bench store was not prepared');
+  return { server, prepared };
+}
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** Checks one request answers 200 before measuring, so a broken setup never shows as a figure. */
+async function probe(url: string, init: RequestInit, expect: (body: Record<string, unknown>) => boolean) {
+  const res = await fetch(url, init);
+  const body = (await res.json()) as Record<string, unknown>;
+  if (res.status !== 200 || !expect(body))
+    throw new Error(`probe answered ${res.status}: ${JSON.stringify(body)}`);
+}
+
+/** The three OAuth load scenarios of issue #3 with their goals (share of the baseline's req/s). */
+export const oauthScenarios: Scenario[] = [
+  {
+    name: 'oauth userinfo (valid token)',
+    goal: 0.5,
+    async run() {
+      const { server, prepared } = await startPrepared(0, 0);
+      try {
+        const target = {
+          url: `${server.url}/api/oauth/userinfo`,
+          headers: { authorization: `Bearer ${prepared.accessToken}` },
+        };
+        await probe(target.url, { headers: target.headers }, (b) => typeof b.sub === 'string');
+        await measure({ ...target, duration: 2 });
+        return { figures: await measure(target) };
+      } finally {
+        await server.stop();
+      }
+    },
+  },
+  {
+    name: 'oauth refresh-token rotation',
+    goal: 0.15,
+    async run() {
+      const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+      const { server, prepared } = await startPrepared(0, connections * 2 + 1);
+      try {
+        const url = `${server.url}/api/oauth/token`;
+        const probeToken = prepared.refreshTokens.pop()!;
+        const body = (rt: string) =>
+          `grant_type=refresh_token&client_id=${DEMO_MEMBER_APP_ID}&refresh_token=${rt}`;
+        await probe(
+          url,
+          { method: 'POST', headers: FORM, body: body(probeToken) },
+          (b) => typeof b.refresh_token === 'string',
+        );
+        // Every token is presented once: each response's new refresh token joins the queue the
+        // next request takes from (autocannon resets per-connection context on every loop).
+        const live: string[] = prepared.refreshTokens.splice(0, connections);
+        const chained = (): autocannon.Options => ({
+          url,
+          method: 'POST',
+          headers: FORM,
+          requests: [
+            {
+              setupRequest: (req) => ({ ...req, body: body(live.shift() ?? 'exhausted') }),
+              onResponse: (status, responseBody) => {
+                if (status === 200) live.push(JSON.parse(responseBody).refresh_token);
+              },
+            },
+          ],
+        });
+        await measure({ ...chained(), duration: 2 });
+        // Tokens whose rotation was cut off by the end of the warm-up are replaced from the pool.
+        live.push(...prepared.refreshTokens.splice(0, Math.max(0, connections - live.length)));
+        return { figures: await measure(chained()), note: 'each refresh token presented once' };
+      } finally {
+        await server.stop();
+      }
+    },
+  },
+  {
+    name: 'oauth code exchange with id_token',
+    goal: 0.1,
+    async run() {
+      const { server, prepared } = await startPrepared(CODE_POOL, 0);
+      try {
+        const url = `${server.url}/api/oauth/token`;
+        let next = 0;
+        const body = () =>
+          new URLSearchParams({
+            grant_type: 'authorization_code',
+            client_id: DEMO_MEMBER_APP_ID,
+            code: prepared.codes[next++] ?? 'exhausted',
+            code_verifier: prepared.verifier,
+            redirect_uri: REDIRECT_URI,
+            resource: prepared.resource,
+          }).toString();
+        await probe(
+          url,
+          { method: 'POST', headers: FORM, body: body() },
+          (b) => typeof b.id_token === 'string',
+        );
+        const target: autocannon.Options = {
+          url,
+          method: 'POST',
+          headers: FORM,
+          requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
+        };
+        await measure({ ...target, duration: 2 });
+        const figures = await measure(target);
+        return { figures, note: `${next} of ${prepared.codes.length} codes used` };
+      } finally {
+        await server.stop();
+      }
+    },
+  },
+];
