@@ -150,6 +150,7 @@ export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
         schools,
         csrfToken: csrfToken(ctx, c, session),
         userEmail: user?.email ?? '',
+        returnTo: `${new URL(c.req.url).pathname}?${raw.toString()}`,
       });
     } catch (err) {
       if (err instanceof AuthorizeRedirectError) {

@@ -48,6 +48,8 @@ export interface ConsentPageInput {
   readonly schools: readonly EligibleSchool[];
   readonly csrfToken: string;
   readonly userEmail: string;
+  /** This authorization request as a same-origin path, to come back to after switching account. */
+  readonly returnTo: string;
 }
 
 /**
@@ -84,6 +86,11 @@ ${picker}
 <button class="secondary" type="submit" name="decision" value="deny">Deny</button>
 <button class="primary" type="submit" name="decision" value="allow">Allow</button>
 </div>
+</form>
+<form method="post" action="/logout" class="switch">
+<input type="hidden" name="${CSRF_FIELD}" value="${input.csrfToken}">
+<input type="hidden" name="return_to" value="${input.returnTo}">
+<p class="muted">Not ${input.userEmail}? <button class="link" type="submit">Use another account</button></p>
 </form>`;
   // The form's response redirects to the client: form-action must allow that target too.
   return sendPage(c, 200, `Allow ${req.client.name}?`, body, { formAction: ["'self'", target.source] });

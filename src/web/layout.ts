@@ -23,6 +23,8 @@ input:focus-visible,select:focus-visible,button:focus-visible{outline:3px solid 
 button{flex:1;padding:.7rem 1rem;font:inherit;font-weight:600;border-radius:.4rem;border:1px solid var(--accent);cursor:pointer}
 button.primary{background:var(--accent);color:var(--card)}
 button.secondary{background:transparent;color:var(--accent)}
+button.link{flex:none;padding:0;border:0;background:none;color:var(--accent);font-weight:400;text-decoration:underline}
+form.switch{margin-top:1.5rem}
 .notice{padding:.75rem 1rem;border-radius:.4rem;margin:1rem 0}
 .warning{background:var(--warn-bg);color:var(--warn-fg)}
 .error{background:var(--err-bg);color:var(--err-fg)}

@@ -149,7 +149,9 @@ export function createLoginApp(ctx: AppContext, throttle: Throttle): Hono<AppEnv
       return errorPage(c, 403, 'Sign-out failed', 'This form has expired. Reload the page and try again.');
     }
     await endSession(ctx, c);
-    return c.redirect('/login', 303);
+    // "Use another account" on the consent page signs out and comes back to the same request.
+    const returnTo = safeReturnTo(form.get('return_to') ?? undefined, base);
+    return c.redirect(returnTo ? `/login?return_to=${encodeURIComponent(returnTo)}` : '/login', 303);
   });
 
   return app;

@@ -482,6 +482,28 @@ describe('GET/POST /oauth/authorize', () => {
       assert.equal(none.params.error, 'login_required');
     });
 
+    it('“Use another account” signs out (CSRF-protected) and comes back to the same request', async () => {
+      const browser = new Browser(t);
+      await signIn(browser, 'owner@example.com');
+      const url = authorizeUrl({ prompt: 'consent' });
+      const page = await (await browser.request(url)).text();
+      assert.match(
+        page,
+        /Not owner@example\.com\? <button class="link" type="submit">Use another account<\/button>/,
+      );
+      const fields = formFields(page, '/logout');
+      assert.equal(fields.get('return_to'), url);
+      const res = await browser.postForm('/logout', fields);
+      assert.equal(res.status, 303);
+      assert.equal(res.headers.get('location'), `/login?return_to=${encodeURIComponent(url)}`);
+      assert.equal(browser.cookies.has('lectern_session'), false);
+      const evil = new Browser(t);
+      await signIn(evil, 'owner@example.com');
+      const token = formFields(await (await evil.request(url)).text(), '/logout').get('csrf_token')!;
+      const away = await evil.postForm('/logout', { csrf_token: token, return_to: 'https://evil.example/' });
+      assert.equal(away.headers.get('location'), '/login');
+    });
+
     it('prompt=none without a session → login_required', async () => {
       const { params } = await redirectError(authorizeUrl({ prompt: 'none' }), new Browser(t));
       assert.equal(params.error, 'login_required');

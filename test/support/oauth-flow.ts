@@ -51,10 +51,15 @@ const ENTITIES: Record<string, string> = {
 };
 const unescapeHtml = (s: string) => s.replace(/&(amp|lt|gt|quot|#39);/g, (m) => ENTITIES[m]);
 
-/** Every `<input name value>` of an HTML page, in order (repeated names kept). */
-export function formFields(page: string): URLSearchParams {
+/**
+ * Every `<input name value>` of the page's first form (or, with `action`, of the first form
+ * posting there), in order, repeated names kept.
+ */
+export function formFields(page: string, action?: string): URLSearchParams {
+  const forms = [...page.matchAll(/<form\b[^>]*>[\s\S]*?<\/form>/g)].map((m) => m[0]);
+  const form = (action ? forms.find((f) => f.includes(`action="${action}"`)) : forms[0]) ?? page;
   const fields = new URLSearchParams();
-  for (const m of page.matchAll(/<input\b[^>]*>/g)) {
+  for (const m of form.matchAll(/<input\b[^>]*>/g)) {
     const name = /\sname="([^"]*)"/.exec(m[0])?.[1];
     const value = /\svalue="([^"]*)"/.exec(m[0])?.[1] ?? '';
     if (name && !/type="password"/.test(m[0]) && !/type="email"/.test(m[0])) {
