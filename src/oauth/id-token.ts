@@ -12,6 +12,8 @@ export interface IdTokenInput {
   readonly nonce: string | null;
   /** ISO 8601 time of the sign-in (OIDC Core §2 auth_time). */
   readonly authTime: string;
+  /** The user's roles at the school when the caller already read them. */
+  readonly roles?: readonly string[];
 }
 
 /**
@@ -25,7 +27,7 @@ export async function signIdToken(
   now: number = Date.now(),
 ): Promise<string> {
   const key = await getSigningKey(ctx);
-  const claims = await identityClaims(ctx, input.userId, input.schoolId, input.scopes);
+  const claims = await identityClaims(ctx, input.userId, input.schoolId, input.scopes, input.roles);
   const iat = Math.floor(now / 1000);
   const payload: Record<string, unknown> = {
     ...claims,

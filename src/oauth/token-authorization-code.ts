@@ -69,7 +69,7 @@ export async function exchangeAuthorizationCode(
   if (!safeEqual(computed, stored.codeChallenge)) {
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge (PKCE).');
   }
-  const grant = await assertGrantUsable(ctx, client, await findGrant(ctx.db, stored.grantId));
+  const { grant, roles } = await assertGrantUsable(ctx, client, await findGrant(ctx.db, stored.grantId));
   // RFC 8707 §2.2 / spec §4.3: the resource repeats the authorize value (member case: required).
   const resource = resolveResource(params.all('resource'), ctx.config.baseUrl, grant.audience === 'member');
   if (resource !== stored.resource) {
@@ -99,6 +99,7 @@ export async function exchangeAuthorizationCode(
         scopes: stored.scopes,
         nonce: stored.nonce,
         authTime: stored.authTime,
+        roles,
       })
     : undefined;
   return { tokens, idToken };

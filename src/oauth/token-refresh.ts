@@ -45,7 +45,7 @@ export async function refreshTokens(
   if (resource !== stored.resource) {
     throw new OAuthError('invalid_target', 'resource does not match the one this token is bound to.');
   }
-  const grant = await assertGrantUsable(ctx, client, await findGrant(ctx.db, stored.grantId));
+  const { grant } = await assertGrantUsable(ctx, client, await findGrant(ctx.db, stored.grantId));
 
   const tokens = await inTransaction(ctx.db, async (tx) => {
     if (!(await markRefreshRotated(tx, stored.tokenHash))) return undefined;
