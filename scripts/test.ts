@@ -22,6 +22,23 @@ const files = args.some((a) => a.endsWith('.ts')) ? [] : findTests('test');
 const engines = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 if (process.env.LECTERN_TEST_ENGINE) engines.splice(0, engines.length, process.env.LECTERN_TEST_ENGINE);
 
+/** Drops the PostgreSQL schemas a run created (named t_<run>_…; see test/support/database.ts). */
+async function dropRunSchemas(run: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ nspname: string }>(
+      'select nspname from pg_namespace where nspname like $1',
+      [`t_${run}_%`],
+    );
+    for (const { nspname } of rows) await client.query(`drop schema if exists "${nspname}" cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
+const run = `${process.pid}${Date.now().toString(36)}`;
 let failed = false;
 for (const engine of engines) {
   console.log(`\n# engine: ${engine}`);
@@ -29,8 +46,9 @@ for (const engine of engines) {
   const result = spawnSync(
     process.execPath,
     ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...args, ...files],
-    { stdio: 'inherit', env: { ...process.env, LECTERN_TEST_ENGINE: engine } },
+    { stdio: 'inherit', env: { ...process.env, LECTERN_TEST_ENGINE: engine, LECTERN_TEST_RUN: run } },
   );
   if (result.status !== 0) failed = true;
+  if (engine === 'postgres') await dropRunSchemas(run);
 }
 process.exit(failed ? 1 : 0);

@@ -7,6 +7,7 @@ import { problems } from './errors/problem-error.ts';
 import { createHealthApp } from './health/routes.ts';
 import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
+import { defaultHeaders } from './http/default-headers.ts';
 import { metricsMiddleware } from './http/metrics.ts';
 import { createMcpApp } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
@@ -20,11 +21,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestId({ limitLength: 128 }));
   app.use('*', metricsMiddleware(ctx.metrics));
-  app.use('*', async (c, next) => {
-    await next();
-    c.header('X-Content-Type-Options', 'nosniff');
-    if (!c.res.headers.has('Referrer-Policy')) c.header('Referrer-Policy', 'no-referrer');
-  });
+  app.use('*', defaultHeaders());
   app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, UPLOAD_PREFIXES));
 
   app.route('/', createHealthApp(ctx));

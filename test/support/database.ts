@@ -31,7 +31,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('LECTERN_TEST_ENGINE=postgres needs TEST_DATABASE_URL');
-  const schema = `t_${process.pid}_${randomBytes(6).toString('hex')}`;
+  // Under scripts/test.ts a whole run shares a prefix and its schemas are dropped after the run:
+  // dropping one while a parallel worker's migrator introspects the catalogue can fail that
+  // worker with "schema does not exist" (3F000).
+  const run = process.env.LECTERN_TEST_RUN;
+  const schema = `t_${run ?? process.pid}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
@@ -43,6 +47,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     env: { DATABASE_URL: withSchema.toString() },
     dir,
     drop: async () => {
+      if (run) {
+        rmSync(dir, { recursive: true, force: true });
+        return;
+      }
       const c = new pg.Client({ connectionString: url });
       await c.connect();
       await c.query(`drop schema if exists ${schema} cascade`);
