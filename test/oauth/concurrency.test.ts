@@ -46,6 +46,12 @@ describe('concurrent redemption', () => {
       .where('oauth_codes.code_hash', '=', (await import('../../src/crypto/tokens.ts')).sha256(code))
       .execute();
     assert.equal(issued.length, 2, 'one access and one refresh token, never more');
+    // The 19 others are second redemptions: they revoke what the winner got (RFC 6749 §4.1.2).
+    const winner = await responses.find((r) => r.status === 200)!.json();
+    const info = await t.request('/api/oauth/userinfo', {
+      headers: { authorization: `Bearer ${winner.access_token}` },
+    });
+    assert.equal(info.status, 401);
   });
 
   it('20 simultaneous refreshes with one refresh token → exactly one 200, the rest invalid_grant', async () => {
