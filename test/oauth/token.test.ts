@@ -501,6 +501,33 @@ describe('POST /api/oauth/token', () => {
       assertOAuthError(r.res, r.body, 400, 'invalid_grant', /no longer has the role/);
     });
 
+    it('member app: refresh stops while the school has MCP connections off, and works again after', async () => {
+      const { setBetaFeature, findSchoolBySubdomain } = await import('../../src/domain/schools.ts');
+      const school = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
+      const first = await obtainTokens(t, {
+        clientId: 'demo-member-app',
+        scopes: ['openid', 'account:read'],
+        resource: B,
+      });
+      await setBetaFeature(t.runtime.db, school, 'mcp_connections', false);
+      try {
+        const r = await exchange({
+          grant_type: 'refresh_token',
+          refresh_token: first.refresh_token,
+          client_id: 'demo-member-app',
+        });
+        assertOAuthError(r.res, r.body, 400, 'unauthorized_client', /MCP connections/);
+      } finally {
+        await setBetaFeature(t.runtime.db, school, 'mcp_connections', true);
+      }
+      const again = await exchange({
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: 'demo-member-app',
+      });
+      assert.equal(again.res.status, 200, 'a refused refresh does not rotate the token');
+    });
+
     it('an access token is not a refresh token', async () => {
       const first = await obtainTokens(t, {
         clientId: loopback,
