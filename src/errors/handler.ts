@@ -47,6 +47,11 @@ export function createErrorHandler(logger: Logger) {
     }
     if (err instanceof ProblemError) {
       if (err.status >= 500) logger.error({ err, path: c.req.path }, 'server problem');
+      // OAuth endpoints answer in RFC 6749 §5.2 JSON even for problems raised below them.
+      if (err.status < 500 && OAUTH_PATH.test(c.req.path)) {
+        const description = err.detail ?? err.title;
+        return oauthErrorResponse(c, new OAuthError('invalid_request', description, { status: err.status }));
+      }
       return problemResponse(c, err);
     }
     if (err instanceof HTTPException) {

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { createSqliteDialect } from './sqlite-dialect.ts';
+import { withTextGuard } from './text-guard.ts';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -40,11 +41,11 @@ export function openDatabase(options: DatabaseOptions | Config['database']): Db 
       types: pgTypes,
       options: schema ? `-c search_path=${schema}` : undefined,
     });
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return new Kysely<Database>({ dialect: withTextGuard(new PostgresDialect({ pool })) });
   }
   const path = options.sqlitePath ?? ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  return new Kysely<Database>({ dialect: createSqliteDialect(path) });
+  return new Kysely<Database>({ dialect: withTextGuard(createSqliteDialect(path)) });
 }
 
 /** Applies every pending migration; throws with the failing migration's name. */

@@ -1,0 +1,93 @@
+import type {
+  CompiledQuery,
+  DatabaseConnection,
+  Dialect,
+  Driver,
+  QueryCompiler,
+  QueryResult,
+  TransactionSettings,
+} from 'kysely';
+import { ProblemError } from '../errors/problem-error.ts';
+
+/** The refusal every surface renders in its own format (OAuth JSON, problem, GraphQL, MCP). */
+function nulRefused(): ProblemError {
+  return new ProblemError(400, 'invalid_text', 'Bad Request', {
+    detail: 'Text values must not contain NUL (U+0000) characters.',
+  });
+}
+
+function check(query: CompiledQuery): void {
+  for (const p of query.parameters) {
+    if (typeof p === 'string' && p.includes('\u0000')) throw nulRefused();
+  }
+}
+
+/** A connection that refuses NUL characters in bound text before the database sees them. */
+class GuardedConnection implements DatabaseConnection {
+  readonly inner: DatabaseConnection;
+  constructor(inner: DatabaseConnection) {
+    this.inner = inner;
+  }
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    check(query);
+    return this.inner.executeQuery<R>(query);
+  }
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    check(query);
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+const unwrap = (c: DatabaseConnection) => (c instanceof GuardedConnection ? c.inner : c);
+
+/** Passes everything to the real driver, handing it back its own connection objects. */
+class GuardedDriver implements Driver {
+  readonly #inner: Driver;
+  constructor(inner: Driver) {
+    this.#inner = inner;
+  }
+  init() {
+    return this.#inner.init();
+  }
+  async acquireConnection() {
+    return new GuardedConnection(await this.#inner.acquireConnection());
+  }
+  beginTransaction(c: DatabaseConnection, settings: TransactionSettings) {
+    return this.#inner.beginTransaction(unwrap(c), settings);
+  }
+  commitTransaction(c: DatabaseConnection) {
+    return this.#inner.commitTransaction(unwrap(c));
+  }
+  rollbackTransaction(c: DatabaseConnection) {
+    return this.#inner.rollbackTransaction(unwrap(c));
+  }
+  async savepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await this.#inner.savepoint?.(unwrap(c), name, compile);
+  }
+  async rollbackToSavepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await this.#inner.rollbackToSavepoint?.(unwrap(c), name, compile);
+  }
+  async releaseSavepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await this.#inner.releaseSavepoint?.(unwrap(c), name, compile);
+  }
+  releaseConnection(c: DatabaseConnection) {
+    return this.#inner.releaseConnection(unwrap(c));
+  }
+  destroy() {
+    return this.#inner.destroy();
+  }
+}
+
+/**
+ * Wraps a dialect so no text with U+0000 reaches storage: PostgreSQL cannot store it (the query
+ * fails, which surfaced as a 500) and SQLite would truncate it in places. One guard here, rather
+ * than a check in every parser, covers every surface and both engines alike.
+ */
+export function withTextGuard(dialect: Dialect): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => new GuardedDriver(dialect.createDriver()),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+  };
+}
