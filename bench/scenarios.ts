@@ -1,3 +1,4 @@
+import { accountScenarios } from './account-scenarios.ts';
 import { mcpScenarios } from './mcp-scenarios.ts';
 import { type Figures, measure } from './measure.ts';
 import { oauthScenarios } from './oauth-scenarios.ts';
@@ -7,6 +8,8 @@ import { startLectern } from './servers.ts';
 export interface Scenario {
   readonly name: string;
   readonly goal?: number;
+  /** When set, `goal` is a share of that scenario's req/s instead of the baseline's. */
+  readonly goalRelativeTo?: string;
   run(): Promise<{ figures: Figures; note?: string }>;
 }
 
@@ -23,5 +26,6 @@ export const scenarios: Scenario[] = [
     },
   },
   ...oauthScenarios,
+  ...accountScenarios,
   ...mcpScenarios,
 ];
