@@ -1,6 +1,8 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { newId } from '../crypto/ids.ts';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
+import type { Database } from '../store/schema.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
 import { addRoles, findMembership } from './memberships.ts';
@@ -91,29 +93,37 @@ function baseQuery(db: Db | Tx, schoolId: string) {
     .where('enrollments.school_id', '=', schoolId);
 }
 
+/**
+ * What each enrollment state means, as one SQL condition: every list that filters by state (the
+ * admin API's, the member's own) applies this, so the states mean the same everywhere.
+ */
+export function enrollmentStateCondition(
+  eb: ExpressionBuilder<Database, 'enrollments'>,
+  state: EnrollmentState,
+  now: string,
+): Expression<SqlBool> {
+  switch (state) {
+    case 'active':
+      return eb.or([eb('enrollments.expires_at', 'is', null), eb('enrollments.expires_at', '>', now)]);
+    case 'expired':
+      return eb('enrollments.expires_at', '<=', now);
+    case 'completed':
+      return eb('enrollments.completed_at', 'is not', null);
+    case 'in_progress':
+      return eb.and([eb('enrollments.progress_percent', '>', 0), eb('enrollments.completed_at', 'is', null)]);
+    case 'not_started':
+      return eb('enrollments.progress_percent', '=', 0);
+  }
+}
+
 function filtered(db: Db | Tx, schoolId: string, filter: EnrollmentFilter) {
   let q = baseQuery(db, schoolId);
   if (filter.courseId) q = q.where('enrollments.course_id', '=', filter.courseId);
   if (filter.userId) q = q.where('enrollments.user_id', '=', filter.userId);
-  const now = isoNow();
-  switch (filter.state) {
-    case 'active':
-      q = q.where((eb) =>
-        eb.or([eb('enrollments.expires_at', 'is', null), eb('enrollments.expires_at', '>', now)]),
-      );
-      break;
-    case 'expired':
-      q = q.where('enrollments.expires_at', '<=', now);
-      break;
-    case 'completed':
-      q = q.where('enrollments.completed_at', 'is not', null);
-      break;
-    case 'in_progress':
-      q = q.where('enrollments.progress_percent', '>', 0).where('enrollments.completed_at', 'is', null);
-      break;
-    case 'not_started':
-      q = q.where('enrollments.progress_percent', '=', 0);
-      break;
+  if (filter.state) {
+    const state = filter.state;
+    const now = isoNow();
+    q = q.where((eb) => enrollmentStateCondition(eb, state, now));
   }
   return q;
 }

@@ -2,7 +2,7 @@ import type { Compilable, CompiledQuery } from 'kysely';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { ENROLLMENT_STATES, type EnrollmentState } from './enrollments.ts';
+import { ENROLLMENT_STATES, type EnrollmentState, enrollmentStateCondition } from './enrollments.ts';
 import type { MemberScope } from './member-account.ts';
 import { decodeCursor, encodeCursor, MAX_PAGE_LIMIT, type Page, type PageParams } from './pagination.ts';
 
@@ -108,19 +108,8 @@ function summaryQuery(db: Db | Tx, state: EnrollmentState | undefined, after: bo
     ])
     .where('enrollments.school_id', '=', param('schoolId'))
     .where('enrollments.user_id', '=', param('userId'));
-  // The states of enrollments.ts (ENROLLMENT_STATES), with the same meaning.
-  if (state === 'active') {
-    q = q.where((eb) =>
-      eb.or([eb('enrollments.expires_at', 'is', null), eb('enrollments.expires_at', '>', param('now'))]),
-    );
-  } else if (state === 'expired') {
-    q = q.where('enrollments.expires_at', '<=', param('now'));
-  } else if (state === 'completed') {
-    q = q.where('enrollments.completed_at', 'is not', null);
-  } else if (state === 'in_progress') {
-    q = q.where('enrollments.progress_percent', '>', 0).where('enrollments.completed_at', 'is', null);
-  } else if (state === 'not_started') {
-    q = q.where('enrollments.progress_percent', '=', 0);
+  if (state) {
+    q = q.where((eb) => enrollmentStateCondition(eb, state, param('now')));
   }
   // Keyset on the time-sortable id, served by the (school_id, user_id, id) index.
   if (after) q = q.where('enrollments.id', '>', param('after'));
