@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configureCimdFetch } from '../../src/oauth/cimd.ts';
 import type { TestApp } from '../support/app.ts';
+import { writeTestCertificate } from '../support/tls.ts';
 
 /** The CIMD client's web site in the end-to-end tests (the app needs CIMD_ALLOWED_HOSTS=HOST). */
 export const CIMD_HOST = 'agent.example';
@@ -23,29 +23,7 @@ export interface CimdSite {
  */
 export async function startCimdSite(t: TestApp, clientName = 'Example Agent'): Promise<CimdSite> {
   const dir = mkdtempSync(join(tmpdir(), 'lectern-cimd-e2e-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${CIMD_HOST}`,
-      '-addext',
-      `subjectAltName=DNS:${CIMD_HOST}`,
-    ],
-    { stdio: 'ignore' },
-  );
+  writeTestCertificate(dir, CIMD_HOST);
   const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
   let clientId = '';
   const redirectUri = `https://${CIMD_HOST}/callback`;

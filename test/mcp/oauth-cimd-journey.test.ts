@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +10,7 @@ import { seedDemoData } from '../../src/domain/demo-seed.ts';
 import { configureCimdFetch } from '../../src/oauth/cimd.ts';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { Browser } from '../support/oauth-flow.ts';
+import { writeTestCertificate } from '../support/tls.ts';
 import { type LiveApp, startLiveApp } from './harness.ts';
 import { askedScopes, BrowserPlayingProvider, callWithAuth } from './oauth-agent.ts';
 
@@ -30,29 +30,7 @@ describe('an agent identified by a Client ID Metadata Document', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lectern-mcp-cimd-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        `/CN=${HOST}`,
-        '-addext',
-        `subjectAltName=DNS:${HOST}`,
-      ],
-      { stdio: 'ignore' },
-    );
+    writeTestCertificate(dir, HOST);
     const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
     site = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
       if (req.url !== '/mcp-agent.json') return void res.writeHead(404).end();

@@ -5,7 +5,6 @@
  * against the real guard.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
@@ -32,6 +31,7 @@ import {
 import { findClient, redirectUriMatches } from '../../src/oauth/clients.ts';
 import { isPublicAddress } from '../../src/oauth/ssrf.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { writeTestCertificate } from '../support/tls.ts';
 
 const HOST = 'client.example';
 
@@ -67,29 +67,7 @@ describe('Client ID Metadata Documents', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lectern-cimd-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        `/CN=${HOST}`,
-        '-addext',
-        `subjectAltName=DNS:${HOST}`,
-      ],
-      { stdio: 'ignore' },
-    );
+    writeTestCertificate(dir, HOST);
     cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
     server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
       const path = req.url ?? '/';
