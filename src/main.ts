@@ -12,6 +12,7 @@ import { addRoles } from './domain/memberships.ts';
 import { ROLES, type Role } from './domain/roles.ts';
 import { findSchoolBySubdomain } from './domain/schools.ts';
 import { createUser } from './domain/users.ts';
+import { purgeExpired } from './oauth/housekeeping.ts';
 import { listen, openRuntime } from './runtime.ts';
 import { inTransaction } from './store/database.ts';
 
@@ -35,6 +36,9 @@ async function readStdin(): Promise<string> {
     .replace(/\r?\n$/, '');
 }
 
+/** How often `serve` deletes long-expired codes, tokens and sessions. */
+const PURGE_EVERY_MS = 15 * 60_000;
+
 async function serveCommand(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
   if (config.seedDemo) {
@@ -46,10 +50,23 @@ async function serveCommand(config: Config): Promise<void> {
     { url: server.url, baseUrl: config.baseUrl, db: config.database.engine },
     'lectern listening',
   );
+  const purge = async () => {
+    try {
+      const purged = await purgeExpired(runtime.db);
+      if (purged.codes + purged.tokens + purged.sessions > 0)
+        runtime.logger.info({ purged }, 'expired rows deleted');
+    } catch (err) {
+      runtime.logger.warn({ err }, 'housekeeping failed; it will run again');
+    }
+  };
+  await purge();
+  const housekeeping = setInterval(() => void purge(), PURGE_EVERY_MS);
+  housekeeping.unref();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(housekeeping);
     runtime.logger.info({ signal }, 'shutting down: finishing in-flight requests');
     await server.shutdown();
     await runtime.close();

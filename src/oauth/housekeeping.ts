@@ -1,0 +1,29 @@
+import type { Db } from '../store/database.ts';
+import { isoIn } from '../store/time.ts';
+
+/**
+ * Rows stay this long past their expiry before they are deleted: an expired code or a rotated
+ * refresh token presented again within it is still recognised as reuse (and revokes its grant)
+ * instead of looking merely unknown.
+ */
+export const PURGE_GRACE_SECONDS = 24 * 3600;
+
+/** How many rows one purge deleted, by table. */
+export interface PurgeResult {
+  codes: number;
+  tokens: number;
+  sessions: number;
+}
+
+/** Deletes authorization codes, access and refresh tokens and login sessions long expired. */
+export async function purgeExpired(db: Db, now: number = Date.now()): Promise<PurgeResult> {
+  const cutoff = isoIn(-PURGE_GRACE_SECONDS, now);
+  const codes = await db.deleteFrom('oauth_codes').where('expires_at', '<', cutoff).executeTakeFirst();
+  const tokens = await db.deleteFrom('oauth_tokens').where('expires_at', '<', cutoff).executeTakeFirst();
+  const sessions = await db.deleteFrom('sessions').where('expires_at', '<', isoIn(0, now)).executeTakeFirst();
+  return {
+    codes: Number(codes.numDeletedRows),
+    tokens: Number(tokens.numDeletedRows),
+    sessions: Number(sessions.numDeletedRows),
+  };
+}
