@@ -13,6 +13,7 @@ import { ROLES, type Role } from './domain/roles.ts';
 import { findSchoolBySubdomain } from './domain/schools.ts';
 import { createUser } from './domain/users.ts';
 import { purgeExpired } from './oauth/housekeeping.ts';
+import { ensureVendorClients } from './oauth/vendors.ts';
 import { listen, openRuntime } from './runtime.ts';
 import { inTransaction } from './store/database.ts';
 
@@ -45,22 +46,27 @@ async function serveCommand(config: Config): Promise<void> {
     const seeded = await seedDemoData(runtime.db);
     if (seeded.created) runtime.logger.info('demo data created (demo password: demo-password)');
   }
-  const server = await listen(createApp(runtime), config.host, config.port);
+  const app = createApp(runtime);
+  await ensureVendorClients(runtime);
+  const server = await listen(app, config.host, config.port);
   runtime.logger.info(
     { url: server.url, baseUrl: config.baseUrl, db: config.database.engine },
     'lectern listening',
   );
-  const purge = async () => {
-    try {
-      const purged = await purgeExpired(runtime.db);
-      if (purged.codes + purged.tokens + purged.sessions > 0)
-        runtime.logger.info({ purged }, 'expired rows deleted');
-    } catch (err) {
-      runtime.logger.warn({ err }, 'housekeeping failed; it will run again');
-    }
+  let purging: Promise<void> | undefined;
+  const purge = () => {
+    purging ??= purgeExpired(runtime.db)
+      .then((purged) => {
+        if (purged.codes + purged.tokens + purged.sessions > 0) {
+          runtime.logger.info({ purged }, 'expired rows deleted');
+        }
+      })
+      .catch((err) => runtime.logger.warn({ err }, 'housekeeping failed; it will run again'))
+      .finally(() => {
+        purging = undefined;
+      });
   };
-  await purge();
-  const housekeeping = setInterval(() => void purge(), PURGE_EVERY_MS);
+  const housekeeping = setInterval(purge, PURGE_EVERY_MS);
   housekeeping.unref();
   let stopping = false;
   const stop = async (signal: string) => {
@@ -69,12 +75,14 @@ async function serveCommand(config: Config): Promise<void> {
     clearInterval(housekeeping);
     runtime.logger.info({ signal }, 'shutting down: finishing in-flight requests');
     await server.shutdown();
+    await purging;
     await runtime.close();
     runtime.logger.info('stopped');
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  purge();
 }
 
 async function usersCreate(config: Config, argv: string[]): Promise<void> {

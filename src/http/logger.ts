@@ -27,8 +27,15 @@ const REDACT = [
   '*.secret',
 ];
 
-/** JSON logger with secrets redacted. */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/**
+ * JSON logger with secrets redacted. Standard output is written synchronously: Lectern logs a few
+ * lines (start, stop, errors), never one per request, and pino's asynchronous stream was seen to
+ * reorder lines and lose the last one on exit.
+ */
+export function createLogger(
+  level: string,
+  destination: pino.DestinationStream = pino.destination({ dest: 1, sync: true }),
+): Logger {
   return pino(
     {
       level,

@@ -8,7 +8,7 @@ import { getSigningKey, publicJwks } from '../crypto/signing-keys.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { authorizationServerMetadata, OAUTH_PATHS, protectedResourceMetadata } from './discovery.ts';
 import { registerHandler } from './register.ts';
-import { ensureVendorClients, loadVendors } from './vendors.ts';
+import { loadVendors } from './vendors.ts';
 
 /**
  * Path-suffixed RFC 9728 §3.1 locations MCP clients probe for the protected resources; each
@@ -22,8 +22,9 @@ const JWKS_CACHE = 'public, max-age=300';
 
 /** Builds the sub-app; validates the vendor list now (a bad VENDORS_FILE fails the start). */
 export function createOAuthMetadataApp(ctx: AppContext): Hono<AppEnv> {
+  // Validates the vendor list now, so a bad VENDORS_FILE stops start-up; the rows themselves are
+  // written by `serve` before it listens, and lazily by the first lookup otherwise.
   loadVendors(ctx.config);
-  ensureVendorClients(ctx).catch((err) => ctx.logger.error({ err }, 'vendor clients could not be stored'));
 
   const app = new Hono<AppEnv>();
   const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'], maxAge: 86_400 });

@@ -89,7 +89,8 @@ describe('graceful shutdown', () => {
       const health = await fetch(`${url}/healthz`);
       assert.equal(health.status, 200);
       assert.deepEqual(await health.json(), { status: 'ok' });
-      const exited = once(child, 'exit');
+      // 'close', not 'exit': exit can come before the last stdout data has been read.
+      const exited = once(child, 'close');
       child.kill('SIGTERM');
       const [code, signal] = await exited;
       assert.equal(signal, null);
