@@ -157,7 +157,7 @@ export async function runGraphQL(
       return {
         outcome: 'insufficient_scope',
         scope: 'account:write',
-        message: 'Mutations need the "account:write" scope.',
+        message: 'Mutations need the account:write scope.',
       };
     }
   }

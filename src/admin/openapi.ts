@@ -106,7 +106,7 @@ const ERROR_RESPONSES = {
   },
   Forbidden: {
     ...problem('Forbidden', 'insufficient_scope', 403, {
-      detail: 'This request needs the "courses:write" scope.',
+      detail: 'This request needs the courses:write scope.',
     }),
     headers: {
       'WWW-Authenticate': {

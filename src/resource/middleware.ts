@@ -49,7 +49,8 @@ export function tokenRefusal(
 
 /** A 403 refusal naming the scope needed (RFC 6750 §3.1 insufficient_scope), so clients step up. */
 export function scopeRefusal(baseUrl: string, scope: string, description?: string): BearerRefusal {
-  const text = description ?? `This request needs the "${scope}" scope.`;
+  // RFC 6750 §3: error_description may not contain '"' or '\\'.
+  const text = description ?? `This request needs the ${scope} scope.`;
   return {
     status: 403,
     error: 'insufficient_scope',

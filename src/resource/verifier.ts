@@ -80,12 +80,15 @@ export function createBearerVerifier(ctx: AppContext, clock: () => number = Date
       const match = BEARER.exec(authorization);
       if (!match) {
         // RFC 6750 §2.1: only the Bearer scheme, in the Authorization header.
-        return fail('invalid_token', 'The Authorization header must be "Bearer <access token>".');
+        return fail(
+          'invalid_token',
+          'The Authorization header must use the Bearer scheme: Bearer <access token>.',
+        );
       }
       const tokenHash = sha256(match[1]);
       const { rows } = await ctx.db.executeQuery<TokenRow>(CompiledQuery.raw(lookup.sql, [tokenHash]));
       const row = rows[0];
-      if (!row || row.kind !== 'access') return fail('invalid_token', 'The access token is not valid.');
+      if (row?.kind !== 'access') return fail('invalid_token', 'The access token is not valid.');
       if (row.revoked_at || row.grant_revoked_at)
         return fail('invalid_token', 'The access token has been revoked.');
       const expiresAt = Date.parse(row.expires_at);

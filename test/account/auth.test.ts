@@ -122,7 +122,7 @@ describe('Account API authorization (spec §5.5, §5.6, §7; RFC 6750 §3; produ
     assert.equal(res.status, 403);
     assert.equal(
       res.headers.get('www-authenticate'),
-      `Bearer ${RM}, error="insufficient_scope", error_description="This request needs the \\"account:read\\" scope.", scope="account:read"`,
+      `Bearer ${RM}, error="insufficient_scope", error_description="This request needs the account:read scope.", scope="account:read"`,
     );
     assert.deepEqual(res.body.errors?.[0].extensions, { code: 'insufficient_scope', scope: 'account:read' });
   });
@@ -139,12 +139,12 @@ describe('Account API authorization (spec §5.5, §5.6, §7; RFC 6750 §3; produ
     assert.equal(res.status, 403);
     assert.equal(
       res.headers.get('www-authenticate'),
-      `Bearer ${RM}, error="insufficient_scope", error_description="Mutations need the \\"account:write\\" scope.", scope="account:write"`,
+      `Bearer ${RM}, error="insufficient_scope", error_description="Mutations need the account:write scope.", scope="account:write"`,
     );
     assert.deepEqual(res.body, {
       errors: [
         {
-          message: 'Mutations need the "account:write" scope.',
+          message: 'Mutations need the account:write scope.',
           extensions: { code: 'insufficient_scope', scope: 'account:write' },
         },
       ],

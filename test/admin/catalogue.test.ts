@@ -11,7 +11,6 @@ import { locationTemplate } from '../../src/admin/rest.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { issueTestToken } from '../support/tokens.ts';
 import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
 import { PNG, seedWorld, type World } from './world.ts';
 

@@ -107,7 +107,7 @@ describe('MCP endpoint: authentication, scope gate, protocol errors, CORS', () =
         { jsonrpc: '2.0', id: 1, method: 'tools/list' },
         { Authorization: 'Basic dXNlcjpwYXNz' },
       ),
-      'The Authorization header must be "Bearer <access token>".',
+      'The Authorization header must use the Bearer scheme: Bearer <access token>.',
     );
   });
 

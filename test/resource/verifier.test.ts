@@ -4,6 +4,7 @@ import { sha256 } from '../../src/crypto/tokens.ts';
 import { addRoles } from '../../src/domain/memberships.ts';
 import { createSchool } from '../../src/domain/schools.ts';
 import { createUser } from '../../src/domain/users.ts';
+import { bearerChallenge } from '../../src/resource/challenge.ts';
 import { type ProtectedEnv, requireBearer } from '../../src/resource/middleware.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { issueTestToken } from '../support/tokens.ts';
@@ -97,7 +98,7 @@ describe('bearer verification (RFC 6750, RFC 8707, product.md §6)', () => {
     assert.equal(res.status, 403);
     assert.equal(
       res.headers.get('www-authenticate'),
-      `Bearer ${RM}, error="insufficient_scope", error_description="This request needs the \\"courses:read\\" scope.", scope="courses:read"`,
+      `Bearer ${RM}, error="insufficient_scope", error_description="This request needs the courses:read scope.", scope="courses:read"`,
     );
     assert.equal((await res.json()).error, 'insufficient_scope');
   });
@@ -169,5 +170,18 @@ describe('bearer verification (RFC 6750, RFC 8707, product.md §6)', () => {
     const res = await call(`Bearer ${token}`);
     assert.equal(res.status, 401);
     assert.equal((await res.json()).error_description, 'The user no longer belongs to this school.');
+  });
+});
+
+describe('bearerChallenge (RFC 6750 §3)', () => {
+  it('keeps error_description within its charset: no double quote, backslash or non-ASCII', () => {
+    assert.equal(
+      bearerChallenge('https://x.example', {
+        error: 'insufficient_scope',
+        description: 'Needs "a\\b" — café',
+        scope: ['a'],
+      }),
+      `Bearer resource_metadata="https://x.example/.well-known/oauth-protected-resource", error="insufficient_scope", error_description="Needs 'a'b'  caf", scope="a"`,
+    );
   });
 });
