@@ -1,20 +1,11 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { OAuthError } from '../errors/oauth-error.ts';
 import { problems } from '../errors/problem-error.ts';
-
-const OAUTH_PATH = /^\/(api\/oauth|oauth)\//;
-
-function tooLarge(c: Context, maxSize: number): never {
-  if (OAUTH_PATH.test(c.req.path)) {
-    throw new OAuthError('invalid_request', `The request body exceeds ${maxSize} bytes.`, { status: 413 });
-  }
-  throw problems.payloadTooLarge(maxSize);
-}
 
 /**
  * Caps request bodies: `uploadLimit` for the paths listed in `uploadPrefixes`, `limit`
- * everywhere else. Over the cap: 413 in the surface's own error format.
+ * everywhere else. Over the cap: a 413 problem, which the one error handler renders in the
+ * surface's own format (invalid_request on OAuth paths).
  *
  * Hot path: touching `c.req.raw.body` makes the Node adapter build a full web Request, so a body
  * with a Content-Length is judged by the header alone (Node's HTTP parser never delivers more
@@ -25,7 +16,13 @@ export function bodyLimits(
   uploadLimit: number,
   uploadPrefixes: readonly string[],
 ): MiddlewareHandler {
-  const streaming = (maxSize: number) => bodyLimit({ maxSize, onError: (c) => tooLarge(c, maxSize) });
+  const streaming = (maxSize: number) =>
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw problems.payloadTooLarge(maxSize);
+      },
+    });
   const normal = streaming(limit);
   const upload = streaming(uploadLimit);
   return (c, next) => {
@@ -39,7 +36,7 @@ export function bodyLimits(
       if (!Number.isSafeInteger(length) || length < 0) {
         throw problems.badRequest('The Content-Length header is not a valid length.');
       }
-      if (length > maxSize) tooLarge(c, maxSize);
+      if (length > maxSize) throw problems.payloadTooLarge(maxSize);
       return next();
     }
     return isUpload ? upload(c, next) : normal(c, next);
