@@ -61,21 +61,29 @@ class GuardedDriver implements Driver {
   rollbackTransaction(c: DatabaseConnection) {
     return this.#inner.rollbackTransaction(unwrap(c));
   }
-  async savepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    await this.#inner.savepoint?.(unwrap(c), name, compile);
-  }
-  async rollbackToSavepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    await this.#inner.rollbackToSavepoint?.(unwrap(c), name, compile);
-  }
-  async releaseSavepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    await this.#inner.releaseSavepoint?.(unwrap(c), name, compile);
-  }
   releaseConnection(c: DatabaseConnection) {
     return this.#inner.releaseConnection(unwrap(c));
   }
   destroy() {
     return this.#inner.destroy();
   }
+}
+
+/**
+ * Adds the savepoint methods only where the real driver has them: Kysely refuses savepoints on a
+ * driver without them, and a wrapper that always had them would silently skip them instead.
+ */
+function withSavepoints(guarded: GuardedDriver, inner: Driver): Driver {
+  if (!inner.savepoint || !inner.rollbackToSavepoint || !inner.releaseSavepoint) return guarded;
+  const { savepoint, rollbackToSavepoint, releaseSavepoint } = inner;
+  return Object.assign(guarded, {
+    savepoint: (c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) =>
+      savepoint.call(inner, unwrap(c), name, compile),
+    rollbackToSavepoint: (c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) =>
+      rollbackToSavepoint.call(inner, unwrap(c), name, compile),
+    releaseSavepoint: (c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) =>
+      releaseSavepoint.call(inner, unwrap(c), name, compile),
+  });
 }
 
 /**
@@ -86,7 +94,10 @@ class GuardedDriver implements Driver {
 export function withTextGuard(dialect: Dialect): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new GuardedDriver(dialect.createDriver()),
+    createDriver: () => {
+      const inner = dialect.createDriver();
+      return withSavepoints(new GuardedDriver(inner), inner);
+    },
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
   };

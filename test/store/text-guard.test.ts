@@ -47,6 +47,30 @@ describe('NUL characters are refused before storage', () => {
     assert.equal(again?.name, 'Olivia Owner');
   });
 
+  it('savepoints pass through the guard to the real driver and really roll back', async () => {
+    const db = t.runtime.db;
+    const trx = await db.startTransaction().execute();
+    await trx
+      .updateTable('users')
+      .set({ name: 'Kept' })
+      .where('email', '=', 'lecturer@example.com')
+      .execute();
+    const sp = await trx.savepoint('before_change').execute();
+    await sp
+      .updateTable('users')
+      .set({ name: 'Undone' })
+      .where('email', '=', 'lecturer@example.com')
+      .execute();
+    const back = await sp.rollbackToSavepoint('before_change').execute();
+    await back.commit().execute();
+    const row = await db
+      .selectFrom('users')
+      .select('name')
+      .where('email', '=', 'lecturer@example.com')
+      .executeTakeFirst();
+    assert.equal(row?.name, 'Kept');
+  });
+
   it('registration answers RFC 6749 JSON invalid_request', async () => {
     const res = await t.request('/api/oauth/register', {
       method: 'POST',
