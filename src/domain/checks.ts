@@ -1,4 +1,4 @@
-import { type FieldError, problems } from '../errors/problem-error.ts';
+import { type FieldError, ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 
 /**
@@ -108,6 +108,13 @@ export function toIsoTimestamp(value: string): string | undefined {
     return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/** 409 `slug_taken`: another `noun` (course, page, post) of the school already uses the slug. */
+export function slugTaken(noun: string, slug: string): ProblemError {
+  return new ProblemError(409, 'slug_taken', 'Conflict', {
+    detail: `Another ${noun} of this school already uses the slug "${slug}".`,
+  });
 }
 
 /** True when a database error is a unique-constraint violation (SQLite or PostgreSQL). */

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
+import { Checks, isUniqueViolation, slugTaken, withTransaction } from './checks.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { CoursesTable } from './tables.ts';
 
@@ -44,12 +44,6 @@ export interface CourseFilter {
   /** Case-insensitive match on title, slug or description. */
   search?: string;
   lecturerId?: string;
-}
-
-function slugTaken(slug: string): ProblemError {
-  return new ProblemError(409, 'slug_taken', 'Conflict', {
-    detail: `Another course of this school already uses the slug "${slug}".`,
-  });
 }
 
 async function lecturersOf(db: Db | Tx, courseIds: string[]): Promise<Map<string, Course['lecturers']>> {
@@ -142,7 +136,7 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
       .where('id', '=', schoolId)
       .executeTakeFirst();
     if (!school) throw problems.notFound('No such school.');
-    if (await findCourseBySlug(tx, schoolId, slug)) throw slugTaken(slug);
+    if (await findCourseBySlug(tx, schoolId, slug)) throw slugTaken('course', slug);
     await checkLecturers(tx, schoolId, input.lecturerIds ?? []);
     const now = isoNow();
     const row: CoursesTable = {
@@ -162,7 +156,7 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
     try {
       await tx.insertInto('courses').values(row).execute();
     } catch (err) {
-      if (isUniqueViolation(err)) throw slugTaken(slug);
+      if (isUniqueViolation(err)) throw slugTaken('course', slug);
       throw err;
     }
     await writeLecturers(tx, row.id, input.lecturerIds ?? []);
@@ -281,7 +275,7 @@ export async function updateCourse(
   return withTransaction(db, async (tx) => {
     const current = await getCourse(tx, schoolId, id);
     if (set.slug && set.slug !== current.slug && (await findCourseBySlug(tx, schoolId, set.slug))) {
-      throw slugTaken(set.slug);
+      throw slugTaken('course', set.slug);
     }
     if (set.status === 'published' && !current.publishedAt) set.published_at = isoNow();
     if (patch.lecturerIds !== undefined) {
@@ -296,7 +290,7 @@ export async function updateCourse(
         .where('id', '=', id)
         .execute();
     } catch (err) {
-      if (isUniqueViolation(err) && set.slug) throw slugTaken(set.slug);
+      if (isUniqueViolation(err) && set.slug) throw slugTaken('course', set.slug);
       throw err;
     }
     return getCourse(tx, schoolId, id);

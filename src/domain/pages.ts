@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, flag, isUniqueViolation, withTransaction } from './checks.ts';
+import { Checks, flag, isUniqueViolation, slugTaken, withTransaction } from './checks.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import { likePattern } from './posts.ts';
 import type { PagesTable } from './tables.ts';
@@ -43,11 +43,6 @@ function toPage(r: PagesTable): SitePage {
   };
 }
 
-const slugTaken = (slug: string) =>
-  new ProblemError(409, 'slug_taken', 'Conflict', {
-    detail: `Another page of this school already uses the slug "${slug}".`,
-  });
-
 function checkBlocks(c: Checks, blocks: unknown): string {
   if (
     !Array.isArray(blocks) ||
@@ -84,11 +79,11 @@ export async function createSitePage(db: Db | Tx, schoolId: string, input: SiteP
       .where('school_id', '=', schoolId)
       .where('slug', '=', row.slug)
       .executeTakeFirst();
-    if (dup) throw slugTaken(row.slug);
+    if (dup) throw slugTaken('page', row.slug);
     try {
       await tx.insertInto('pages').values(row).execute();
     } catch (err) {
-      if (isUniqueViolation(err)) throw slugTaken(row.slug);
+      if (isUniqueViolation(err)) throw slugTaken('page', row.slug);
       throw err;
     }
     return toPage(row);
@@ -144,7 +139,7 @@ export async function updateSitePage(
         .where('school_id', '=', schoolId)
         .where('slug', '=', set.slug)
         .executeTakeFirst();
-      if (dup) throw slugTaken(set.slug);
+      if (dup) throw slugTaken('page', set.slug);
     }
     try {
       await tx
@@ -153,7 +148,7 @@ export async function updateSitePage(
         .where('id', '=', id)
         .execute();
     } catch (err) {
-      if (isUniqueViolation(err) && set.slug) throw slugTaken(set.slug);
+      if (isUniqueViolation(err) && set.slug) throw slugTaken('page', set.slug);
       throw err;
     }
     return getSitePage(tx, schoolId, id);

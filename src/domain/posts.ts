@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
+import { Checks, isUniqueViolation, slugTaken, withTransaction } from './checks.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import type { PostsTable } from './tables.ts';
 
@@ -52,11 +52,6 @@ function toPost(r: PostsTable): Post {
   };
 }
 
-const slugTaken = (slug: string) =>
-  new ProblemError(409, 'slug_taken', 'Conflict', {
-    detail: `Another post of this school already uses the slug "${slug}".`,
-  });
-
 /** Escapes a user string for a LIKE pattern with `escape '\'`. */
 export function likePattern(text: string): string {
   return `%${text
@@ -101,11 +96,11 @@ export async function createPost(db: Db | Tx, schoolId: string, input: PostInput
       .where('school_id', '=', schoolId)
       .where('slug', '=', row.slug)
       .executeTakeFirst();
-    if (dup) throw slugTaken(row.slug);
+    if (dup) throw slugTaken('post', row.slug);
     try {
       await tx.insertInto('posts').values(row).execute();
     } catch (err) {
-      if (isUniqueViolation(err)) throw slugTaken(row.slug);
+      if (isUniqueViolation(err)) throw slugTaken('post', row.slug);
       throw err;
     }
     return toPost(row);
@@ -164,7 +159,7 @@ export async function updatePost(
         .where('school_id', '=', schoolId)
         .where('slug', '=', set.slug)
         .executeTakeFirst();
-      if (dup) throw slugTaken(set.slug);
+      if (dup) throw slugTaken('post', set.slug);
     }
     if (set.status === 'published' && !current.publishedAt) set.published_at = isoNow();
     if (set.status === 'draft') set.published_at = null;
@@ -175,7 +170,7 @@ export async function updatePost(
         .where('id', '=', id)
         .execute();
     } catch (err) {
-      if (isUniqueViolation(err) && set.slug) throw slugTaken(set.slug);
+      if (isUniqueViolation(err) && set.slug) throw slugTaken('post', set.slug);
       throw err;
     }
     return getPost(tx, schoolId, id);
