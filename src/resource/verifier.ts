@@ -3,7 +3,7 @@ import { sha256 } from '../crypto/tokens.ts';
 import { parseRoles } from '../domain/roles.ts';
 import type { AppContext } from '../http/context.ts';
 import type { Audience } from '../oauth/scopes.ts';
-import type { Db } from '../store/database.ts';
+import { changeWatermark, type Db } from '../store/database.ts';
 import type { Principal } from './principal.ts';
 
 /** Why a bearer token was not accepted (RFC 6750 §3.1). */
@@ -62,15 +62,59 @@ function tokenLookup(db: Db, tokenHash: string) {
 
 type TokenRow = InferResult<ReturnType<typeof tokenLookup>>[number];
 
+/** How many verified tokens the cache holds; past it the oldest entry goes. */
+const CACHE_ENTRIES = 10_000;
+
 /**
- * Verifies opaque access tokens against the token store on every call: revocation and expiry
- * take effect on the next request on every instance (product.md §5). One indexed query.
+ * Verified principals by token hash, valid only while the database's change watermark stands
+ * still: any write anywhere (a revocation, a removed membership, another process's commit) moves
+ * it, and the whole cache is dropped before the next lookup. So a revoked token still fails on
+ * its very next use, on every instance sharing the database file (product.md §5).
+ */
+class PrincipalCache {
+  readonly #watermark: () => string;
+  readonly #entries = new Map<string, { principal: Principal; expiresAtMs: number }>();
+  #generation = '';
+
+  constructor(watermark: () => string) {
+    this.#watermark = watermark;
+  }
+
+  /** Drops everything if the database moved; returns the generation reads are made under. */
+  sync(): string {
+    const now = this.#watermark();
+    if (now !== this.#generation) {
+      this.#entries.clear();
+      this.#generation = now;
+    }
+    return now;
+  }
+
+  get(tokenHash: string) {
+    return this.#entries.get(tokenHash);
+  }
+
+  /** Keeps a lookup's result only if nothing was written since `generation` was read. */
+  put(generation: string, tokenHash: string, principal: Principal, expiresAtMs: number): void {
+    if (generation !== this.#generation) return;
+    if (this.#entries.size >= CACHE_ENTRIES)
+      this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#entries.set(tokenHash, { principal, expiresAtMs });
+  }
+}
+
+/**
+ * Verifies opaque access tokens against the token store: revocation and expiry take effect on
+ * the next request on every instance (product.md §5). One indexed query; on the embedded SQLite
+ * store a verified token is then remembered until the database changes (PrincipalCache).
  */
 export function createBearerVerifier(ctx: AppContext, clock: () => number = Date.now): BearerVerifier {
   const resource = ctx.config.baseUrl;
   // Built and compiled once: the query builder's cost would otherwise be paid on every request.
   const lookup = tokenLookup(ctx.db, '').compile();
   if (lookup.parameters.length !== 1) throw new Error('token lookup must take exactly the token hash');
+  const watermark = changeWatermark(ctx.db);
+  const cache = watermark ? new PrincipalCache(watermark) : undefined;
   return {
     async verify(authorization) {
       if (authorization === undefined || authorization === null || authorization === '') {
@@ -86,6 +130,12 @@ export function createBearerVerifier(ctx: AppContext, clock: () => number = Date
         );
       }
       const tokenHash = sha256(match[1]);
+      const generation = cache?.sync();
+      const hit = cache?.get(tokenHash);
+      if (hit) {
+        if (!(hit.expiresAtMs > clock())) return fail('invalid_token', 'The access token has expired.');
+        return { ok: true, principal: hit.principal };
+      }
       const { rows } = await ctx.db.executeQuery<TokenRow>(CompiledQuery.raw(lookup.sql, [tokenHash]));
       const row = rows[0];
       if (row?.kind !== 'access') return fail('invalid_token', 'The access token is not valid.');
@@ -99,21 +149,20 @@ export function createBearerVerifier(ctx: AppContext, clock: () => number = Date
       }
       const roles = parseRoles(row.roles ?? '[]');
       if (roles.length === 0) return fail('invalid_token', 'The user no longer belongs to this school.');
-      return {
-        ok: true,
-        principal: {
-          tokenHash,
-          userId: row.user_id,
-          schoolId: row.school_id,
-          roles,
-          clientId: row.client_id,
-          grantId: row.grant_id,
-          audience: row.audience as Audience,
-          scopes: new Set(row.scopes.split(' ').filter(Boolean)),
-          resource: row.resource,
-          expiresAt: Math.floor(expiresAt / 1000),
-        },
+      const principal: Principal = {
+        tokenHash,
+        userId: row.user_id,
+        schoolId: row.school_id,
+        roles,
+        clientId: row.client_id,
+        grantId: row.grant_id,
+        audience: row.audience as Audience,
+        scopes: new Set(row.scopes.split(' ').filter(Boolean)),
+        resource: row.resource,
+        expiresAt: Math.floor(expiresAt / 1000),
       };
+      if (cache && generation !== undefined) cache.put(generation, tokenHash, principal, expiresAt);
+      return { ok: true, principal };
     },
   };
 }

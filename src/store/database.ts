@@ -45,7 +45,22 @@ export function openDatabase(options: DatabaseOptions | Config['database']): Db 
   }
   const path = options.sqlitePath ?? ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  return new Kysely<Database>({ dialect: withTextGuard(createSqliteDialect(path)) });
+  const { dialect, changeWatermark } = createSqliteDialect(path);
+  const db = new Kysely<Database>({ dialect: withTextGuard(dialect) });
+  watermarks.set(db, changeWatermark);
+  return db;
+}
+
+const watermarks = new WeakMap<Db, () => string>();
+
+/**
+ * For an embedded SQLite database: a function whose value changes whenever anything may have been
+ * written to it, by this process or any other (see sqlite-dialect.ts). Caches of database reads
+ * stay exact by dropping everything when it moves. Undefined on PostgreSQL, where other instances
+ * write without telling: there, read the database.
+ */
+export function changeWatermark(db: Db): (() => string) | undefined {
+  return watermarks.get(db);
 }
 
 /** Applies every pending migration; throws with the failing migration's name. */

@@ -1,4 +1,4 @@
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { SqliteDialect } from 'kysely';
 
 const MAX_CACHED_STATEMENTS = 500;
@@ -18,9 +18,25 @@ function bindable(value: unknown): SQLInputValue {
 class NodeSqliteDatabase {
   readonly #db: DatabaseSync;
   readonly #cache = new Map<string, PreparedStatement>();
+  readonly #dataVersion: StatementSync;
+  readonly #ownChanges: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#dataVersion = db.prepare('PRAGMA data_version');
+    this.#ownChanges = db.prepare('SELECT total_changes() AS n');
+  }
+
+  /**
+   * A value that changes whenever the database's contents may have: `data_version` moves when
+   * any other connection (another process, another instance on the same file) commits, and
+   * `total_changes()` counts this connection's own writes, committed or not. Equal values mean
+   * nothing was written in between, so reads made under the first are still true.
+   */
+  changeWatermark(): string {
+    const version = (this.#dataVersion.get() as { data_version: number }).data_version;
+    const own = (this.#ownChanges.get() as { n: number }).n;
+    return `${version}:${own}`;
   }
 
   close(): void {
@@ -55,11 +71,18 @@ interface PreparedStatement {
   iterate(params: readonly unknown[]): IterableIterator<unknown>;
 }
 
-/** Opens a SQLite file with WAL, foreign keys and a busy timeout, as a Kysely dialect. */
-export function createSqliteDialect(path: string): SqliteDialect {
+/**
+ * Opens a SQLite file with WAL, foreign keys and a busy timeout, as a Kysely dialect, with the
+ * connection's change watermark (see NodeSqliteDatabase.changeWatermark).
+ */
+export function createSqliteDialect(path: string): { dialect: SqliteDialect; changeWatermark: () => string } {
   const db = new DatabaseSync(path, { timeout: 5000 });
   db.exec('PRAGMA foreign_keys = ON');
   if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL');
-  return new SqliteDialect({ database: new NodeSqliteDatabase(db) });
+  const database = new NodeSqliteDatabase(db);
+  return {
+    dialect: new SqliteDialect({ database }),
+    changeWatermark: () => database.changeWatermark(),
+  };
 }

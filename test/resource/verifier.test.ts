@@ -6,7 +6,10 @@ import { createSchool } from '../../src/domain/schools.ts';
 import { createUser } from '../../src/domain/users.ts';
 import { bearerChallenge } from '../../src/resource/challenge.ts';
 import { type ProtectedEnv, requireBearer } from '../../src/resource/middleware.ts';
+import { createBearerVerifier } from '../../src/resource/verifier.ts';
+import { type Db, openDatabase } from '../../src/store/database.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { ENGINE } from '../support/database.ts';
 import { issueTestToken } from '../support/tokens.ts';
 
 const RM = 'resource_metadata="http://lectern.test/.well-known/oauth-protected-resource"';
@@ -170,6 +173,96 @@ describe('bearer verification (RFC 6750, RFC 8707, product.md §6)', () => {
     const res = await call(`Bearer ${token}`);
     assert.equal(res.status, 401);
     assert.equal((await res.json()).error_description, 'The user no longer belongs to this school.');
+  });
+});
+
+describe('bearer verification with a second instance on the same database (product.md §5)', () => {
+  let t: TestApp;
+  let userId: string;
+  let schoolId: string;
+  let otherInstance: Db;
+  before(async () => {
+    t = await createTestApp();
+    const school = await createSchool(t.runtime.db, { name: 'S', subdomain: 's' });
+    const user = await createUser(t.runtime.db, { email: 'u@example.com', name: 'U', passwordHash: null });
+    await addRoles(t.runtime.db, school.id, user.id, ['owner']);
+    userId = user.id;
+    schoolId = school.id;
+    // What another `lectern serve` (or a CLI command) on the same database writes through.
+    otherInstance = openDatabase(t.database.options);
+  });
+  after(async () => {
+    await otherInstance.destroy();
+    await t.close();
+  });
+
+  const issue = () => issueTestToken(t, { userId, schoolId, scopes: ['courses:read'], audience: 'operator' });
+
+  it('a token revoked by another instance fails on its next use here, however often it was used', async () => {
+    const verifier = createBearerVerifier(t.runtime);
+    const { token } = await issue();
+    for (let i = 0; i < 3; i++) assert.equal((await verifier.verify(`Bearer ${token}`)).ok, true);
+    await otherInstance
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('token_hash', '=', sha256(token))
+      .execute();
+    const result = await verifier.verify(`Bearer ${token}`);
+    assert.equal(result.ok, false);
+    assert.equal(!result.ok && result.description, 'The access token has been revoked.');
+  });
+
+  it('a membership removed by another instance ends access on the next request', async () => {
+    const verifier = createBearerVerifier(t.runtime);
+    const other = await createUser(t.runtime.db, { email: 'o@example.com', name: 'O', passwordHash: null });
+    await addRoles(t.runtime.db, schoolId, other.id, ['admin']);
+    const { token } = await issueTestToken(t, {
+      userId: other.id,
+      schoolId,
+      scopes: ['courses:read'],
+      audience: 'operator',
+    });
+    assert.equal((await verifier.verify(`Bearer ${token}`)).ok, true);
+    await otherInstance.deleteFrom('memberships').where('user_id', '=', other.id).execute();
+    const result = await verifier.verify(`Bearer ${token}`);
+    assert.equal(!result.ok && result.description, 'The user no longer belongs to this school.');
+  });
+
+  it('a token verified a moment ago still expires on time', async () => {
+    let now = Date.now();
+    const verifier = createBearerVerifier(t.runtime, () => now);
+    const { token } = await issueTestToken(t, {
+      userId,
+      schoolId,
+      scopes: ['courses:read'],
+      audience: 'operator',
+      expiresInSeconds: 60,
+    });
+    assert.equal((await verifier.verify(`Bearer ${token}`)).ok, true);
+    now += 61_000;
+    const result = await verifier.verify(`Bearer ${token}`);
+    assert.equal(!result.ok && result.description, 'The access token has expired.');
+  });
+
+  it('on SQLite a repeated token is not looked up again until the database changes', async () => {
+    const verifier = createBearerVerifier(t.runtime);
+    const { token } = await issue();
+    let count = 0;
+    const db = t.runtime.db;
+    const execute = db.executeQuery.bind(db);
+    db.executeQuery = ((query, queryId) => {
+      if ('sql' in query && query.sql.includes('from "oauth_tokens" as "t"')) count++;
+      return execute(query, queryId);
+    }) as typeof db.executeQuery;
+    const lookups = () => count;
+    assert.equal((await verifier.verify(`Bearer ${token}`)).ok, true);
+    const before = lookups();
+    for (let i = 0; i < 5; i++) assert.equal((await verifier.verify(`Bearer ${token}`)).ok, true);
+    // PostgreSQL has no cross-instance change signal, so there every request reads the store.
+    assert.equal(lookups() - before, ENGINE === 'sqlite' ? 0 : 5);
+    await t.runtime.db.updateTable('schools').set({ name: 'S2' }).where('id', '=', schoolId).execute();
+    assert.equal((await verifier.verify(`Bearer ${token}`)).ok, true);
+    assert.equal(lookups() - before, ENGINE === 'sqlite' ? 1 : 6);
   });
 });
 
