@@ -9,7 +9,7 @@ import type { Scenario } from './scenarios.ts';
 import { startLectern } from './servers.ts';
 
 /** Spec §2.5's query, exactly, with first: 10. */
-const QUERY = JSON.stringify({
+export const QUERY = JSON.stringify({
   query:
     '{ viewer { id email enrolledCourses(first: 10) { nodes { slug expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds } } } } }',
 });

@@ -14,7 +14,7 @@ import { startLectern } from './servers.ts';
  * Writes a member access token for the demo student straight into the token store, as an
  * authorization would have (bench only: the flow itself is tested end to end elsewhere).
  */
-async function issueMemberToken(env: Record<string, string>): Promise<string> {
+export async function issueMemberToken(env: Record<string, string>): Promise<string> {
   const config = loadConfig(env);
   const db = openDatabase(config.database);
   try {
@@ -64,7 +64,8 @@ async function issueMemberToken(env: Record<string, string>): Promise<string> {
   }
 }
 
-function toolsCall(modern: boolean): string {
+/** The tools/call body of either protocol era. */
+export function toolsCall(modern: boolean): string {
   const meta = modern
     ? {
         _meta: {

@@ -1,4 +1,5 @@
 import { accountScenarios } from './account-scenarios.ts';
+import { floorScenarios } from './floor-scenarios.ts';
 import { mcpScenarios } from './mcp-scenarios.ts';
 import { type Figures, measure } from './measure.ts';
 import { oauthScenarios } from './oauth-scenarios.ts';
@@ -28,4 +29,5 @@ export const scenarios: Scenario[] = [
   ...oauthScenarios,
   ...accountScenarios,
   ...mcpScenarios,
+  ...floorScenarios,
 ];

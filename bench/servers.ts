@@ -39,13 +39,19 @@ function stopper(child: ChildProcess, cleanup?: () => void): () => Promise<void>
     });
 }
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+async function waitForHealth(
+  url: string,
+  child: ChildProcess,
+  timeoutMs = 30_000,
+  anyAnswer = false,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
       const res = await fetch(url);
-      if (res.ok) return;
+      await res.arrayBuffer();
+      if (res.ok || anyAnswer) return;
     } catch {
       // not up yet
     }
@@ -55,13 +61,22 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 30_00
 }
 
 /** Starts the hello-world baseline. */
-export async function startHello(): Promise<BenchServer> {
+export function startHello(): Promise<BenchServer> {
+  return startScript('hello-server.ts', '/');
+}
+
+/** Starts the library floors (floor-server.ts). */
+export function startFloor(): Promise<BenchServer> {
+  return startScript('floor-server.ts', '/');
+}
+
+async function startScript(script: string, healthPath: string): Promise<BenchServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'hello-server.ts'), String(port)], {
+  const child = spawn(process.execPath, [join(import.meta.dirname, script), String(port)], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(`${url}/`, child);
+  await waitForHealth(`${url}${healthPath}`, child, 30_000, true);
   return { url, stop: stopper(child) };
 }
 

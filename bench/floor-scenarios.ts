@@ -1,0 +1,62 @@
+import { QUERY } from './account-scenarios.ts';
+import { toolsCall } from './mcp-scenarios.ts';
+import { measure } from './measure.ts';
+import type { Scenario } from './scenarios.ts';
+import { startFloor } from './servers.ts';
+
+/**
+ * The library floors (floor-server.ts): graphql-js and the MCP server SDK alone, with no token
+ * check, database or middleware. No goals of their own; they bound what the issue #4 and #6
+ * scenarios can reach on this stack.
+ */
+function floorScenario(name: string, path: string, headers: Record<string, string>, body: string): Scenario {
+  return {
+    name,
+    async run() {
+      const server = await startFloor();
+      try {
+        const target = { url: `${server.url}${path}`, method: 'POST' as const, headers, body };
+        const probe = await fetch(target.url, target);
+        const text = await probe.text();
+        if (probe.status !== 200 || text.includes('"errors"') || text.includes('"isError":true')) {
+          throw new Error(`probe answered ${probe.status}: ${text.slice(0, 200)}`);
+        }
+        await measure({ ...target, duration: 2 });
+        return { figures: await measure(target) };
+      } finally {
+        await server.stop();
+      }
+    },
+  };
+}
+
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
+export const floorScenarios: Scenario[] = [
+  floorScenario(
+    'floor: graphql-js alone, spec 2.5 query on in-memory data',
+    '/graphql',
+    { 'content-type': 'application/json' },
+    QUERY,
+  ),
+  floorScenario(
+    'floor: MCP SDK alone, tools/call of a constant tool (2025-11-25)',
+    '/mcp',
+    { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+    toolsCall(false),
+  ),
+  floorScenario(
+    'floor: MCP SDK alone, tools/call of a constant tool (2026-07-28)',
+    '/mcp',
+    {
+      ...MCP_HEADERS,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'my_courses',
+    },
+    toolsCall(true),
+  ),
+];

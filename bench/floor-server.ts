@@ -1,0 +1,68 @@
+/**
+ * The floors: what the libraries Lectern is built on cost by themselves, with nothing of
+ * Lectern's own (no token check, no database, no middleware). Same runtime and adapter as the
+ * hello-world. A scenario's figure can never beat the floor of the library it runs on, so these
+ * rows say how much of a goal the stack leaves to the application.
+ *
+ * - POST /graphql: graphql-js executing spec §2.5's query against in-memory data, the parsed
+ *   document cached (as Lectern caches it).
+ * - POST /mcp: the official MCP server SDK's handler answering tools/call of one tool that returns
+ *   a constant, stateless, as Lectern serves it.
+ */
+import { serve } from '@hono/node-server';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { buildSchema, type DocumentNode, execute, parse } from 'graphql';
+import { Hono } from 'hono';
+import { z } from 'zod';
+
+const schema = buildSchema(`
+  type Query { viewer: Viewer }
+  type Viewer { id: ID! email: String! enrolledCourses(first: Int): EnrollmentConnection! }
+  type EnrollmentConnection { nodes: [Enrollment!]! }
+  type Enrollment { slug: String! expireDate: String hasLifetimeAccess: Boolean! lastWatchedLecture: LastWatched }
+  type LastWatched { lectureId: ID! positionSeconds: Int! }
+`);
+
+const viewer = {
+  id: 'usr_01m8187bd339egrpx5x805nwj5',
+  email: 'student@example.com',
+  enrolledCourses: () => ({
+    nodes: ['getting-started-with-typescript', 'web-apis-in-practice', 'testing-without-tears'].map(
+      (slug) => ({
+        slug,
+        expireDate: null,
+        hasLifetimeAccess: true,
+        lastWatchedLecture: { lectureId: 'lec_01m8187bdaywnkh91ee2ak0gch', positionSeconds: 95 },
+      }),
+    ),
+  }),
+};
+
+const documents = new Map<string, DocumentNode>();
+const app = new Hono();
+
+app.post('/graphql', async (c) => {
+  const { query } = JSON.parse(await c.req.text()) as { query: string };
+  let document = documents.get(query);
+  if (!document) {
+    document = parse(query);
+    documents.set(query, document);
+  }
+  const result = await execute({ schema, document, rootValue: { viewer: async () => viewer } });
+  return c.body(JSON.stringify(result), 200, { 'Content-Type': 'application/json' });
+});
+
+const mcp = createMcpHandler(() => {
+  const server = new McpServer({ name: 'floor', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.registerTool(
+    'my_courses',
+    { description: 'A constant.', inputSchema: z.object({}), outputSchema: z.object({ count: z.number() }) },
+    async () => ({ content: [{ type: 'text', text: '{"count":3}' }], structuredContent: { count: 3 } }),
+  );
+  return server;
+});
+app.post('/mcp', (c) => mcp.fetch(c.req.raw));
+
+serve({ fetch: app.fetch, hostname: '127.0.0.1', port: Number(process.argv[2] ?? 0) }, (info) => {
+  console.log(`listening ${info.port}`);
+});
