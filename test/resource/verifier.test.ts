@@ -196,7 +196,14 @@ describe('bearer verification with a second instance on the same database (produ
     await t.close();
   });
 
-  const issue = () => issueTestToken(t, { userId, schoolId, scopes: ['courses:read'], audience: 'operator' });
+  const issue = (holder = userId, expiresInSeconds?: number) =>
+    issueTestToken(t, {
+      userId: holder,
+      schoolId,
+      scopes: ['courses:read'],
+      audience: 'operator',
+      expiresInSeconds,
+    });
 
   it('a token revoked by another instance fails on its next use here, however often it was used', async () => {
     const verifier = createBearerVerifier(t.runtime);
@@ -216,12 +223,7 @@ describe('bearer verification with a second instance on the same database (produ
     const verifier = createBearerVerifier(t.runtime);
     const other = await createUser(t.runtime.db, { email: 'o@example.com', name: 'O', passwordHash: null });
     await addRoles(t.runtime.db, schoolId, other.id, ['admin']);
-    const { token } = await issueTestToken(t, {
-      userId: other.id,
-      schoolId,
-      scopes: ['courses:read'],
-      audience: 'operator',
-    });
+    const { token } = await issue(other.id);
     assert.equal((await verifier.verify(`Bearer ${token}`)).ok, true);
     await otherInstance.deleteFrom('memberships').where('user_id', '=', other.id).execute();
     const result = await verifier.verify(`Bearer ${token}`);
@@ -231,13 +233,7 @@ describe('bearer verification with a second instance on the same database (produ
   it('a token verified a moment ago still expires on time', async () => {
     let now = Date.now();
     const verifier = createBearerVerifier(t.runtime, () => now);
-    const { token } = await issueTestToken(t, {
-      userId,
-      schoolId,
-      scopes: ['courses:read'],
-      audience: 'operator',
-      expiresInSeconds: 60,
-    });
+    const { token } = await issue(userId, 60);
     assert.equal((await verifier.verify(`Bearer ${token}`)).ok, true);
     now += 61_000;
     const result = await verifier.verify(`Bearer ${token}`);
