@@ -40,6 +40,7 @@ const viewer = {
 
 const documents = new Map<string, DocumentNode>();
 const app = new Hono();
+app.get('/', (c) => c.text('up'));
 
 app.post('/graphql', async (c) => {
   const { query } = JSON.parse(await c.req.text()) as { query: string };

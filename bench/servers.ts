@@ -39,19 +39,14 @@ function stopper(child: ChildProcess, cleanup?: () => void): () => Promise<void>
     });
 }
 
-async function waitForHealth(
-  url: string,
-  child: ChildProcess,
-  timeoutMs = 30_000,
-  anyAnswer = false,
-): Promise<void> {
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
       const res = await fetch(url);
       await res.arrayBuffer();
-      if (res.ok || anyAnswer) return;
+      if (res.ok) return;
     } catch {
       // not up yet
     }
@@ -62,21 +57,22 @@ async function waitForHealth(
 
 /** Starts the hello-world baseline. */
 export function startHello(): Promise<BenchServer> {
-  return startScript('hello-server.ts', '/');
+  return startScript('hello-server.ts');
 }
 
 /** Starts the library floors (floor-server.ts). */
 export function startFloor(): Promise<BenchServer> {
-  return startScript('floor-server.ts', '/');
+  return startScript('floor-server.ts');
 }
 
-async function startScript(script: string, healthPath: string): Promise<BenchServer> {
+/** Starts a bench script that answers 200 on `/` once it is up. */
+async function startScript(script: string): Promise<BenchServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(import.meta.dirname, script), String(port)], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(`${url}${healthPath}`, child, 30_000, true);
+  await waitForHealth(`${url}/`, child);
   return { url, stop: stopper(child) };
 }
 

@@ -161,7 +161,7 @@ export function createBearerVerifier(ctx: AppContext, clock: () => number = Date
         resource: row.resource,
         expiresAt: Math.floor(expiresAt / 1000),
       };
-      if (cache && generation !== undefined) cache.put(generation, tokenHash, principal, expiresAt);
+      if (generation !== undefined) cache?.put(generation, tokenHash, principal, expiresAt);
       return { ok: true, principal };
     },
   };
