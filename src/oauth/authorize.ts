@@ -15,6 +15,7 @@ import {
 import { issueCode } from './codes.ts';
 import { isFormRequest } from './form-body.ts';
 import { createGrant, findRememberedGrant } from './grants.ts';
+import { isLoopbackRedirectUri } from './redirect-uris.ts';
 import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from './sessions.ts';
 
 /** Sends the browser back to the client with `params`, `iss` (RFC 9207 §2) and no caching. */
@@ -75,6 +76,17 @@ function mustReauthenticate(
   return Math.floor((Date.now() - Date.parse(session.authTime)) / 1000) > req.maxAge;
 }
 
+/**
+ * RFC 8252 §8.6: a client whose identity cannot be assured must not get an approval silently.
+ * Any local program can listen on a loopback port and start a top-level navigation with a known
+ * client_id, and anyone can publish an unreviewed metadata document; only clients whose code
+ * reaches a fixed HTTPS or custom-scheme redirect may reuse remembered consent (product.md §8).
+ */
+export function consentMayBeRemembered(req: AuthorizationRequest): boolean {
+  if (isLoopbackRedirectUri(req.redirectUri)) return false;
+  return !(req.client.kind === 'cimd' && !req.client.reviewed);
+}
+
 function noSchoolMessage(req: AuthorizationRequest): string {
   return req.audience === 'member'
     ? `You have no role at the school that runs ${req.client.name}.`
@@ -121,10 +133,10 @@ export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
       }
       const schools = await eligibleSchools(ctx, session.userId, req.client, req.audience);
       if (schools.length === 0) throw new AuthorizeRedirectError('access_denied', noSchoolMessage(req));
-      // Remembered consent: one identifiable school and a live grant covering the request.
+      // Remembered consent: an assured client, one identifiable school and a live grant covering it.
       const school =
         schools.find((s) => s.id === req.orgId) ?? (schools.length === 1 ? schools[0] : undefined);
-      if (school && !prompts.has('consent')) {
+      if (school && !prompts.has('consent') && consentMayBeRemembered(req)) {
         const remembered = await findRememberedGrant(ctx.db, {
           clientId: req.client.id,
           userId: session.userId,

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { AuthorizationRequest, EligibleSchool } from '../oauth/authorize-request.ts';
 import { AUTHORIZE_PARAMS } from '../oauth/authorize-request.ts';
+import { isLoopbackRedirectUri } from '../oauth/redirect-uris.ts';
 import { describeScope } from '../oauth/scopes.ts';
 import { CSRF_FIELD } from '../oauth/sessions.ts';
 import { sendPage } from './layout.ts';
@@ -38,6 +39,11 @@ It runs on your own computer and named itself; Lectern cannot confirm who made i
   if (req.client.kind === 'cimd' && !req.client.reviewed) {
     return html`<div class="notice warning" role="note"><p><strong>Lectern has not reviewed this app.</strong>
 It identifies itself by <code>${req.client.id}</code>. Until it is reviewed it may only read.</p></div>`;
+  }
+  // RFC 8252 §8.6: any program on this computer can answer a loopback redirect under a known name.
+  if (isLoopbackRedirectUri(req.redirectUri)) {
+    return html`<div class="notice warning" role="note"><p><strong>Continue only if you just started ${req.client.name} yourself.</strong>
+Approval is handed to a program on your own computer, which Lectern cannot identify.</p></div>`;
   }
   return '';
 }

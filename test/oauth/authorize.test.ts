@@ -419,24 +419,67 @@ describe('GET/POST /oauth/authorize', () => {
     });
 
     it('remembered consent: a live grant for the same client, school and scopes skips the page; more scopes ask again', async () => {
+      // A vendor with a fixed HTTPS redirect: only its own site receives the code (RFC 8252 §8.6).
+      const claude = (overrides: Record<string, string>) =>
+        authorizeUrl({ redirect_uri: 'https://claude.ai/api/mcp/auth_callback', ...overrides }, 'claude');
       const browser = new Browser(t);
       const first = await authorizeInBrowser(
         browser,
-        authorizeUrl({ scope: 'openid courses:read courses:write' }),
+        claude({ scope: 'openid courses:read courses:write' }),
         {
           user: 'owner@example.com',
         },
       );
       assert.ok(first.consentPage);
-      const again = await browser.request(authorizeUrl({ scope: 'openid courses:read' }));
+      const again = await browser.request(claude({ scope: 'openid courses:read' }));
       assert.equal(again.status, 302);
       const location = new URL(again.headers.get('location')!);
+      assert.equal(`${location.origin}${location.pathname}`, 'https://claude.ai/api/mcp/auth_callback');
       assert.ok(location.searchParams.get('code'));
       assert.equal(location.searchParams.get('iss'), B);
-      const more = await browser.request(authorizeUrl({ scope: 'openid courses:read students:read' }));
+      const more = await browser.request(claude({ scope: 'openid courses:read students:read' }));
       assert.equal(more.status, 200);
-      const forced = await browser.request(authorizeUrl({ scope: 'openid courses:read', prompt: 'consent' }));
+      const forced = await browser.request(claude({ scope: 'openid courses:read', prompt: 'consent' }));
       assert.equal(forced.status, 200);
+    });
+
+    it('RFC 8252 §8.6: a loopback redirect never reuses remembered consent, for any kind of client', async () => {
+      const cases = [
+        { clientId: loopback, user: 'owner@example.com', extra: {} },
+        { clientId: 'claude-code', user: 'owner@example.com', extra: {} },
+        {
+          clientId: 'demo-member-app',
+          user: 'student@example.com',
+          extra: { scope: 'openid account:read', resource: B },
+        },
+      ];
+      for (const { clientId, user, extra } of cases) {
+        const browser = new Browser(t);
+        const first = await authorizeInBrowser(browser, authorizeUrl(extra, clientId), { user });
+        assert.ok(first.consentPage, clientId);
+        assert.ok(first.location.searchParams.get('code'), clientId);
+        // The attack: any local listener on a new port plus a top-level navigation, no prompt.
+        const url = authorizeUrl({ ...extra, redirect_uri: 'http://127.0.0.1:31337/callback' }, clientId);
+        const res = await browser.request(url);
+        assert.equal(res.status, 200, `${clientId}: the consent page, not a redirect with a code`);
+        assert.equal(res.headers.get('location'), null, clientId);
+        const page = await res.text();
+        assert.match(
+          page,
+          /<div class="notice warning" role="note"><p><strong>(Check that you started this app yourself|Continue only if you just started .+ yourself)\.<\/strong>/,
+          clientId,
+        );
+        // OIDC Core §3.1.2.1: prompt=none cannot be honoured without the page.
+        const { params } = await redirectError(
+          authorizeUrl(
+            { ...extra, redirect_uri: 'http://127.0.0.1:31337/callback', prompt: 'none' },
+            clientId,
+          ),
+          browser,
+        );
+        assert.equal(params.error, 'consent_required', clientId);
+        assert.equal(params.code, undefined, clientId);
+      }
     });
 
     it('prompt=login asks for the password again even when signed in, then continues once (OIDC Core §3.1.2.1)', async () => {

@@ -13,6 +13,8 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { hashPassword } from '../../src/crypto/passwords.ts';
+import { addRoles } from '../../src/domain/memberships.ts';
 import { createSchool } from '../../src/domain/schools.ts';
 import { createUser } from '../../src/domain/users.ts';
 import {
@@ -31,6 +33,7 @@ import {
 import { findClient, redirectUriMatches } from '../../src/oauth/clients.ts';
 import { isPublicAddress } from '../../src/oauth/ssrf.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { authorizeInBrowser, Browser, pkcePair } from '../support/oauth-flow.ts';
 import { writeTestCertificate } from '../support/tls.ts';
 
 const HOST = 'client.example';
@@ -234,6 +237,44 @@ describe('Client ID Metadata Documents', () => {
         ],
       );
       assert.ok(state.prunedAt > 0);
+    });
+
+    it('product.md §8, RFC 8252 §8.6: an unreviewed document client sees consent every time; a reviewed one may be remembered', async () => {
+      const url = serveJson('/consent/client.json', validDoc('/consent/client.json'));
+      const db = t.runtime.db;
+      const user = await createUser(db, {
+        email: 'cimd-owner@example.com',
+        name: 'C',
+        passwordHash: await hashPassword('cimd-password'),
+      });
+      const school = await createSchool(db, { name: 'Consent School', subdomain: 'consent' });
+      await addRoles(db, school.id, user.id, ['owner']);
+      const authorizeUrl = (prompt?: string) =>
+        `/oauth/authorize?${new URLSearchParams({
+          response_type: 'code',
+          client_id: url,
+          redirect_uri: `https://${HOST}/callback`,
+          scope: 'openid courses:read',
+          state: 's',
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+          ...(prompt ? { prompt } : {}),
+        })}`;
+      const browser = new Browser(t);
+      const first = await authorizeInBrowser(browser, authorizeUrl(), {
+        user: 'cimd-owner@example.com',
+        password: 'cimd-password',
+      });
+      assert.ok(first.location.searchParams.get('code'));
+      const again = await browser.request(authorizeUrl());
+      assert.equal(again.status, 200, 'unreviewed: the page again, despite the live grant');
+      assert.match(await again.text(), /<strong>Lectern has not reviewed this app\.<\/strong>/);
+      const none = await browser.request(authorizeUrl('none'));
+      assert.equal(new URL(none.headers.get('location')!).searchParams.get('error'), 'consent_required');
+      await db.updateTable('oauth_clients').set({ reviewed: 1 }).where('id', '=', url).execute();
+      const reviewed = await browser.request(authorizeUrl());
+      assert.equal(reviewed.status, 302, 'reviewed: remembered consent applies');
+      assert.ok(new URL(reviewed.headers.get('location')!).searchParams.get('code'));
     });
 
     it('honours Cache-Control within [60 s, 24 h]', () => {
