@@ -444,7 +444,7 @@ describe('GET/POST /oauth/authorize', () => {
     });
 
     it('RFC 8252 §8.6: a loopback redirect never reuses remembered consent, for any kind of client', async () => {
-      const cases = [
+      const cases: Array<{ clientId: string; user: string; extra: Record<string, string> }> = [
         { clientId: loopback, user: 'owner@example.com', extra: {} },
         { clientId: 'claude-code', user: 'owner@example.com', extra: {} },
         {
