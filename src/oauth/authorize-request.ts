@@ -157,9 +157,8 @@ export async function validateAuthorizeParams(
     // State protects the client against CSRF; spec §4.2 makes it required.
     if (!state) throw new OAuthError('invalid_request', 'state is required.');
     if (client.kind === 'member') await requireMemberAppsEnabled(ctx, client);
-    const scopeValue = single(params, 'scope');
-    if (!scopeValue) throw new OAuthError('invalid_request', 'scope is required.');
-    const { audience, scopes } = decideScopes(client, scopeValue);
+    // RFC 6749 §3.3: an omitted scope gets the client's documented default.
+    const { audience, scopes } = decideScopes(client, single(params, 'scope'));
     // Spec §4.2: resource is required in the member case; RFC 8707 §2 invalid_target otherwise.
     const resource = resolveResource(params.all('resource'), ctx.config.baseUrl, audience === 'member');
     const prompt = single(params, 'prompt') ?? null;

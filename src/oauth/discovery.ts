@@ -85,6 +85,11 @@ export function authorizationServerMetadata(config: Config): string {
 /**
  * RFC 9728 §2 metadata. One resource, BASE_URL: the same token works at /mcp and
  * /account/graphql (spec §5.5), so every path-suffixed variant answers this same document.
+ * `scopes_supported` (optional in RFC 9728 §2) is left out on purpose: MCP clients that sign in
+ * before any challenge ask for every scope it lists, and no client may hold all of them
+ * (operator and member scopes exclude each other, spec §5.3). Without it they send no scope and
+ * get their audience's default (RFC 6749 §3.3, scope-policy.ts); the authorization-server
+ * metadata still lists every scope (spec §1).
  */
 export function protectedResourceMetadata(config: Config): string {
   let body = prCache.get(config);
@@ -93,7 +98,6 @@ export function protectedResourceMetadata(config: Config): string {
     body = JSON.stringify({
       resource: base,
       authorization_servers: [base],
-      scopes_supported: ALL_SCOPES,
       bearer_methods_supported: ['header'],
       resource_documentation: base + OAUTH_PATHS.documentation,
       resource_name: 'Lectern',

@@ -1,10 +1,12 @@
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { OAuthClient } from './clients.ts';
 import {
+  ACCOUNT_CHALLENGE_SCOPES,
+  ALL_SCOPES,
   type Audience,
   formatScopes,
   IDENTITY_SCOPES,
-  MEMBER_SCOPES,
+  MCP_CHALLENGE_SCOPES,
   parseScopes,
   scopeAudience,
   unknownScopes,
@@ -23,22 +25,73 @@ export function clientAudience(client: Pick<OAuthClient, 'kind'>): Audience {
 
 const isIdentity = (s: string) => (IDENTITY_SCOPES as readonly string[]).includes(s);
 
+/** What decides a client's scopes: its kind, its review and what its operator allowed. */
+export type ScopedClient = Pick<OAuthClient, 'kind' | 'reviewed' | 'allowedScopes'>;
+
+/**
+ * Could this client ever be granted `scope`? The one statement of product.md §3–§4 that
+ * authorization requests, default scopes and step-up challenges all follow: member apps get
+ * what their operator allowed (never operator scopes); other clients never `account:*`, and
+ * unreviewed CIMD clients read and identity scopes only.
+ */
+export function mayBeGranted(client: ScopedClient, scope: string): boolean {
+  if (clientAudience(client) === 'member') {
+    if (scopeAudience(scope) === 'operator') return false;
+    return client.allowedScopes ? client.allowedScopes.includes(scope) : true;
+  }
+  if (scopeAudience(scope) === 'member') return false;
+  if (client.kind === 'cimd' && !client.reviewed) return isIdentity(scope) || scope.endsWith(':read');
+  return !client.allowedScopes || isIdentity(scope) || client.allowedScopes.includes(scope);
+}
+
+/**
+ * RFC 6749 §3.3: the pre-defined scope an authorization request without `scope` gets. Operator
+ * clients: what the `/mcp` 401 challenge names (identity and every operator read scope); member
+ * apps: what the `/account/graphql` challenge names (`openid account:read`). Either within what
+ * the client may be granted; nothing left is `invalid_scope`.
+ */
+export function defaultScopes(client: ScopedClient): string[] {
+  const base = clientAudience(client) === 'member' ? ACCOUNT_CHALLENGE_SCOPES : MCP_CHALLENGE_SCOPES;
+  const granted = base.filter((s) => mayBeGranted(client, s));
+  if (granted.length === 0) {
+    const allowed = ALL_SCOPES.filter((s) => mayBeGranted(client, s));
+    throw new OAuthError(
+      'invalid_scope',
+      `No scope was requested and this client has no default; it may ask for: ${allowed.join(' ')}.`,
+    );
+  }
+  return sortScopes(granted);
+}
+
+/**
+ * The names of a `scope` parameter (RFC 6749 §3.3: `scope-token *( SP scope-token )`). An empty
+ * name (leading, trailing or doubled spaces) is malformed; a repeated name is counted once.
+ */
+function requestedScopes(value: string): string[] {
+  if (value.split(' ').some((name) => name === '')) {
+    throw new OAuthError(
+      'invalid_scope',
+      'The scope parameter is malformed: scope names are separated by single spaces (RFC 6749 §3.3).',
+    );
+  }
+  return parseScopes(value);
+}
+
 /**
  * The scopes a client may get for a requested scope string (product.md §3–§4, spec §5.3).
  * Throws `invalid_scope` rather than silently dropping what it cannot grant, except for member
  * apps, which get the requested scopes their operator allowed (the response's `scope` says so).
+ * An omitted (or empty, RFC 6749 §3.1) scope gets the client's default.
  */
 export function decideScopes(client: OAuthClient, requestedValue: string | undefined): ScopeDecision {
-  const requested = parseScopes(requestedValue);
-  if (requested.length === 0) {
-    throw new OAuthError('invalid_scope', 'The scope parameter must name at least one scope.');
-  }
+  const audience = clientAudience(client);
+  if (!requestedValue) return { audience, scopes: defaultScopes(client) };
+  const requested = requestedScopes(requestedValue);
   // Unknown names are an error, never dropped (product.md §4).
   const unknown = unknownScopes(requested);
   if (unknown.length > 0) {
     throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}.`);
   }
-  const audience = clientAudience(client);
   return audience === 'member'
     ? { audience, scopes: memberScopes(client, requested) }
     : { audience, scopes: operatorScopes(client, requested) };
@@ -47,24 +100,22 @@ export function decideScopes(client: OAuthClient, requestedValue: string | undef
 function memberScopes(client: OAuthClient, requested: string[]): string[] {
   // A member token reads one person's data: operator scopes are never part of it, whatever
   // the app's configuration says.
-  const allowed = new Set(
-    (client.allowedScopes ?? [...MEMBER_SCOPES, 'openid', 'profile', 'email']).filter(
-      (s) => scopeAudience(s) !== 'operator',
-    ),
-  );
-  const granted = requested.filter((s) => allowed.has(s));
+  const granted = requested.filter((s) => mayBeGranted(client, s));
   if (granted.filter((s) => s !== 'offline_access').length === 0) {
+    const allowed = ALL_SCOPES.filter((s) => mayBeGranted(client, s));
     throw new OAuthError(
       'invalid_scope',
-      `None of the requested scopes is allowed for this app; it may ask for: ${formatScopes(allowed)}.`,
+      `None of the requested scopes is allowed for this app; it may ask for: ${allowed.join(' ')}.`,
     );
   }
   return sortScopes(granted);
 }
 
 function operatorScopes(client: OAuthClient, requested: string[]): string[] {
+  const refused = requested.filter((s) => !mayBeGranted(client, s));
+  if (refused.length === 0) return sortScopes(requested);
   // Spec §5.3: account:* is reserved to the member audience.
-  const member = requested.filter((s) => scopeAudience(s) === 'member');
+  const member = refused.filter((s) => scopeAudience(s) === 'member');
   if (member.length > 0) {
     throw new OAuthError(
       'invalid_scope',
@@ -73,22 +124,12 @@ function operatorScopes(client: OAuthClient, requested: string[]): string[] {
   }
   // Spec §2.2 / product.md §3: an unreviewed CIMD client gets read and identity scopes only.
   if (client.kind === 'cimd' && !client.reviewed) {
-    const beyond = requested.filter((s) => !isIdentity(s) && !s.endsWith(':read'));
-    if (beyond.length > 0) {
-      throw new OAuthError(
-        'invalid_scope',
-        `This client is not reviewed yet and may request read and identity scopes only, not: ${beyond.join(' ')}.`,
-      );
-    }
+    throw new OAuthError(
+      'invalid_scope',
+      `This client is not reviewed yet and may request read and identity scopes only, not: ${refused.join(' ')}.`,
+    );
   }
-  if (client.allowedScopes) {
-    const allowed = new Set(client.allowedScopes);
-    const beyond = requested.filter((s) => !allowed.has(s) && !isIdentity(s));
-    if (beyond.length > 0) {
-      throw new OAuthError('invalid_scope', `This client is not allowed the scopes: ${beyond.join(' ')}.`);
-    }
-  }
-  return sortScopes(requested);
+  throw new OAuthError('invalid_scope', `This client is not allowed the scopes: ${refused.join(' ')}.`);
 }
 
 /**

@@ -4,12 +4,14 @@ import { seedDemoData } from '../../src/domain/demo-seed.ts';
 import { addRoles } from '../../src/domain/memberships.ts';
 import { findSchoolBySubdomain, setBetaFeature } from '../../src/domain/schools.ts';
 import { findUserByEmail } from '../../src/domain/users.ts';
+import { formatScopes, MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import {
   authorizeInBrowser,
   Browser,
   formFields,
   obtainCode,
+  obtainTokens,
   pkcePair,
   registerLoopbackClient,
   signIn,
@@ -149,7 +151,12 @@ describe('GET/POST /oauth/authorize', () => {
       ['malformed challenge', { code_challenge: 'short' }, 'invalid_request', /43-character/],
       ['response_type token', { response_type: 'token' }, 'unsupported_response_type', /code/],
       ['response_type missing', { response_type: null }, 'invalid_request', /response_type/],
-      ['scope missing', { scope: null }, 'invalid_request', /scope is required/],
+      [
+        'scope with an empty name (RFC 6749 §3.3)',
+        { scope: 'openid  courses:read' },
+        'invalid_scope',
+        /malformed/,
+      ],
       [
         'unknown scope, never dropped (product.md §4)',
         { scope: 'openid courses:read bogus:scope' },
@@ -441,6 +448,18 @@ describe('GET/POST /oauth/authorize', () => {
       assert.equal(more.status, 200);
       const forced = await browser.request(claude({ scope: 'openid courses:read', prompt: 'consent' }));
       assert.equal(forced.status, 200);
+    });
+
+    it('RFC 6749 §3.3: an omitted scope gets the audience default, shown at consent and granted', async () => {
+      const operator = await obtainTokens(t, { clientId: loopback, scopes: [], user: 'owner@example.com' });
+      assert.equal(operator.scope, formatScopes(MCP_CHALLENGE_SCOPES));
+      const member = await obtainTokens(t, { clientId: 'demo-member-app', scopes: [], resource: B });
+      assert.equal(member.scope, 'openid account:read');
+      const page = await (
+        await owner.request(authorizeUrl({ scope: null, redirect_uri: 'http://127.0.0.1:7777/callback' }))
+      ).text();
+      assert.match(page, /<li>View the school&#39;s courses<\/li>/);
+      assert.doesNotMatch(page, /View and change/);
     });
 
     it('RFC 8252 §8.6: a loopback redirect never reuses remembered consent, for any kind of client', async () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OAuthError } from '../../src/errors/oauth-error.ts';
 import type { OAuthClient } from '../../src/oauth/clients.ts';
-import { decideScopes, narrowScopes } from '../../src/oauth/scope-policy.ts';
+import { decideScopes, mayBeGranted, narrowScopes } from '../../src/oauth/scope-policy.ts';
+import { OPERATOR_READ_SCOPES } from '../../src/oauth/scopes.ts';
 
 function client(kind: OAuthClient['kind'], extra: Partial<OAuthClient> = {}): OAuthClient {
   return {
@@ -50,7 +51,51 @@ describe('scope policy (product.md §3–§4, spec §5.3)', () => {
         invalidScope(/Unknown scope: courses:delete/),
       );
     }
-    assert.throws(() => decideScopes(client('loopback'), ''), invalidScope(/at least one/));
+  });
+
+  it('RFC 6749 §3.3: empty names (leading, trailing, doubled spaces) are malformed; repeats count once', () => {
+    for (const value of [' openid', 'openid ', 'openid  courses:read', ' ']) {
+      assert.throws(() => decideScopes(client('loopback'), value), invalidScope(/malformed/), value);
+    }
+    assert.deepEqual(decideScopes(client('loopback'), 'courses:read openid courses:read').scopes, [
+      'openid',
+      'courses:read',
+    ]);
+  });
+
+  it('RFC 6749 §3.3: an omitted or empty scope gets the audience default within what the client may hold', () => {
+    const operatorDefault = ['openid', 'profile', 'email', ...OPERATOR_READ_SCOPES];
+    for (const kind of ['vendor', 'loopback', 'cimd'] as const) {
+      for (const value of [undefined, '']) {
+        const d = decideScopes(client(kind), value);
+        assert.equal(d.audience, 'operator');
+        assert.deepEqual(d.scopes, operatorDefault, `${kind} ${value}`);
+      }
+    }
+    assert.deepEqual(decideScopes(client('member'), undefined), {
+      audience: 'member',
+      scopes: ['openid', 'account:read'],
+    });
+    // Within what the operator configured for the member app.
+    const readOnlyProfile = client('member', { allowedScopes: ['openid', 'profile'] });
+    assert.deepEqual(decideScopes(readOnlyProfile, undefined).scopes, ['openid']);
+    assert.throws(
+      () => decideScopes(client('member', { allowedScopes: ['profile'] }), undefined),
+      invalidScope(/no default; it may ask for: profile/),
+    );
+  });
+
+  it('mayBeGranted is the rule the policy applies', () => {
+    assert.equal(mayBeGranted(client('loopback'), 'courses:write'), true);
+    assert.equal(mayBeGranted(client('loopback'), 'account:read'), false);
+    assert.equal(mayBeGranted(client('cimd', { reviewed: false }), 'courses:write'), false);
+    assert.equal(mayBeGranted(client('cimd', { reviewed: false }), 'courses:read'), true);
+    assert.equal(mayBeGranted(client('member'), 'account:write'), true);
+    assert.equal(mayBeGranted(client('member'), 'courses:read'), false);
+    assert.equal(
+      mayBeGranted(client('member', { allowedScopes: ['openid', 'account:read'] }), 'account:write'),
+      false,
+    );
   });
 
   it('unreviewed CIMD: *:read and identity scopes only (spec §2.2)', () => {

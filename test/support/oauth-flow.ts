@@ -155,6 +155,7 @@ export interface FlowOptions {
   clientId: string;
   clientSecret?: string;
   redirectUri?: string;
+  /** Requested scopes; empty sends no `scope` (the client's default, RFC 6749 §3.3). */
   scopes: readonly string[];
   /** Demo user's email (default student@example.com). */
   user?: string;
@@ -186,11 +187,11 @@ export async function obtainCode(
     response_type: 'code',
     client_id: options.clientId,
     redirect_uri: redirectUri,
-    scope: options.scopes.join(' '),
     state,
     code_challenge: challenge,
     code_challenge_method: 'S256',
   });
+  if (options.scopes.length > 0) q.set('scope', options.scopes.join(' '));
   if (options.resource) q.set('resource', options.resource);
   if (options.nonce) q.set('nonce', options.nonce);
   if (options.orgId) q.set('org_id', options.orgId);
