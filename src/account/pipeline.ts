@@ -12,7 +12,7 @@ import {
   validate,
 } from 'graphql';
 import type { Logger } from 'pino';
-import { hasScope } from '../oauth/scopes.ts';
+import { decide, type Refusal, type Requirement } from '../resource/authorization.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { Db } from '../store/database.ts';
 import { createAccountContext } from './context.ts';
@@ -30,7 +30,7 @@ export interface GraphQLParams {
 /** What the HTTP layer sends back. `needsScope` asks it for a 403 step-up challenge. */
 export type Outcome =
   | { readonly outcome: 'result'; readonly status: 200 | 400 | 405; readonly body: ResultBody }
-  | { readonly outcome: 'insufficient_scope'; readonly scope: string; readonly message: string };
+  | { readonly outcome: 'refused'; readonly refusal: Refusal };
 
 export interface ResultBody {
   data?: unknown;
@@ -55,6 +55,9 @@ function remember(query: string, prepared: Prepared): void {
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(query, prepared);
 }
+
+const QUERY: Requirement = { audience: 'member', scopes: ['account:read'] };
+const MUTATION: Requirement = { audience: 'member', scopes: ['account:write'], needs: 'Mutations need' };
 
 const fail = (status: 400 | 405, errors: GraphQLFormattedError[]): Outcome => ({
   outcome: 'result',
@@ -153,14 +156,11 @@ export async function runGraphQL(
     if (env.method === 'GET') {
       return fail(405, [requestError('Mutations must be sent with POST.', 'METHOD_NOT_ALLOWED')]);
     }
-    if (!hasScope(env.principal.scopes, 'account:write')) {
-      return {
-        outcome: 'insufficient_scope',
-        scope: 'account:write',
-        message: 'Mutations need the account:write scope.',
-      };
-    }
   }
+  // The one authorization decision, once the operation says what it needs: a member token,
+  // account:read to read and account:write to write (spec §5.3, product.md §4).
+  const decision = decide(env.principal, op.operation === 'mutation' ? MUTATION : QUERY);
+  if (!decision.allowed) return { outcome: 'refused', refusal: decision };
   const coerced = getVariableValues(accountSchema, op.variableDefinitions ?? [], params.variables ?? {});
   if (coerced.errors) {
     return fail(

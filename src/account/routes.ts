@@ -4,10 +4,11 @@ import type { AppContext } from '../http/context.ts';
 import { ACCOUNT_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import {
   type BearerRefusal,
+  challengeHeaders,
+  decisionRefusal,
   type ProtectedEnv,
   type RefusalRenderer,
   requireBearer,
-  scopeRefusal,
 } from '../resource/middleware.ts';
 import { requestError } from './errors.ts';
 import { ASSET_PREFIX, graphiqlAsset, graphiqlPage } from './graphiql.ts';
@@ -47,7 +48,7 @@ const renderRefusal: RefusalRenderer = (c, r: BearerRefusal) =>
         { message: r.description, extensions: { code: r.error, ...(r.scope ? { scope: r.scope } : {}) } },
       ],
     },
-    { 'WWW-Authenticate': r.challenge },
+    challengeHeaders(r),
   );
 
 const tooLarge = (c: Context) =>
@@ -124,23 +125,13 @@ async function fromBody(c: Context): Promise<GraphQLParams | Response> {
 export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
   const app = new Hono<ProtectedEnv>();
   const baseUrl = ctx.config.baseUrl;
-  // Spec §5.6 / §7: even a request with no token is answered invalid_token.
+  // Spec §5.6 / §7: even a request with no token is answered invalid_token. What the token may
+  // do is decided once the operation is known (pipeline.ts).
   const auth = requireBearer(ctx, {
     challengeScopes: ACCOUNT_CHALLENGE_SCOPES,
-    scope: 'account:read',
     errorWhenMissing: true,
     render: renderRefusal,
   });
-  // Spec §5.3: account:* is the member audience's; an operator token never reads member data.
-  const memberOnly: MiddlewareHandler<ProtectedEnv> = async (c, next) => {
-    if (c.get('principal').audience !== 'member') {
-      return renderRefusal(
-        c,
-        scopeRefusal(baseUrl, 'account:read', 'The Account API takes member tokens (account:read).'),
-      );
-    }
-    await next();
-  };
   // Content-Length is read from the header, not through `c.req.raw.body`, which would build a
   // web Request and stream for every POST.
   const limit: MiddlewareHandler<ProtectedEnv> = async (c, next) => {
@@ -157,9 +148,7 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
       requestId: c.get('requestId'),
       method,
     });
-    if (outcome.outcome === 'insufficient_scope') {
-      return renderRefusal(c, scopeRefusal(baseUrl, outcome.scope, outcome.message));
-    }
+    if (outcome.outcome === 'refused') return renderRefusal(c, decisionRefusal(baseUrl, outcome.refusal));
     return respond(c, outcome.status, outcome.body, outcome.status === 405 ? { Allow: 'POST' } : {});
   };
 
@@ -186,13 +175,12 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
     PATH,
     async (c, next) => ((c.req.header('accept') ?? '').includes('text/html') ? graphiqlPage(c) : next()),
     auth,
-    memberOnly,
     async (c) => {
       const params = fromQueryString(c);
       return typeof params === 'string' ? badRequest(c, params) : run(c, params, 'GET');
     },
   );
-  app.post(PATH, limit, auth, memberOnly, async (c) => {
+  app.post(PATH, limit, auth, async (c) => {
     const params = await fromBody(c);
     return params instanceof Response ? params : run(c, params, 'POST');
   });

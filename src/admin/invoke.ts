@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { isOperator } from '../domain/roles.ts';
 import { type FieldError, ProblemError, problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
-import { hasScope } from '../oauth/scopes.ts';
-import { scopeRefusal } from '../resource/middleware.ts';
+import { decide, type Requirement } from '../resource/authorization.ts';
+import { challengeHeaders, decisionRefusal } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { Tx } from '../store/database.ts';
 import type { AdminOperation, BinaryResult, OperationContext, RawUpload } from './define-operation.ts';
@@ -26,31 +25,23 @@ export interface InvokeResult {
   readonly binary?: BinaryResult;
 }
 
+/** What an operation needs of a token: the operator audience and its one scope. */
+export function operationRequirement(op: AdminOperation): Requirement {
+  return { audience: 'operator', scopes: [op.scope] };
+}
+
 /**
- * The audience and scope checks every surface applies before an operation runs: operator
- * audience, still owner/admin at the school (roles are read at verification time), then the
- * one scope (RFC 6750 §3.1 insufficient_scope, naming it so the client can step up).
+ * The REST rendering of the one authorization decision (resource/authorization.ts) for an
+ * operation: a problem with the refusal's code, and the step-up challenge when there is one.
  */
 export function authorizeOperation(baseUrl: string, principal: Principal, op: AdminOperation): void {
-  if (principal.audience !== 'operator') {
-    throw problems.forbidden(
-      'The admin API takes operator tokens only; this is a member token.',
-      'operator_token_required',
-    );
-  }
-  if (!isOperator(principal.roles)) {
-    throw problems.forbidden(
-      'The token’s user is no longer an owner or admin of this school.',
-      'not_an_operator',
-    );
-  }
-  if (!hasScope(principal.scopes, op.scope)) {
-    const refusal = scopeRefusal(baseUrl, op.scope);
-    throw new ProblemError(403, 'insufficient_scope', 'Forbidden', {
-      detail: refusal.description,
-      headers: { 'WWW-Authenticate': refusal.challenge },
-    });
-  }
+  const decision = decide(principal, operationRequirement(op));
+  if (decision.allowed) return;
+  const refusal = decisionRefusal(baseUrl, decision);
+  throw new ProblemError(403, decision.reason, 'Forbidden', {
+    detail: refusal.description,
+    headers: challengeHeaders(refusal),
+  });
 }
 
 function fieldErrors(where: string, error: z.ZodError): FieldError[] {
@@ -130,9 +121,10 @@ async function conditionally<T>(app: AppContext, run: (tx: Tx) => Promise<T>): P
 }
 
 /**
- * Runs one operation for a principal: authorization, input validation, optimistic concurrency
- * (`If-Match`, checked and written in one transaction) and the handler. Framework-free: the REST
- * router and the MCP tools both call this.
+ * Runs one operation for a principal the surface has already authorized (REST: authorizeOperation;
+ * MCP: the tool-call gate, both rendering the one decision): input validation, optimistic
+ * concurrency (`If-Match`, checked and written in one transaction) and the handler.
+ * Framework-free: the REST router and the MCP tools both call this.
  */
 export async function invokeOperation(
   app: AppContext,
@@ -141,7 +133,6 @@ export async function invokeOperation(
   raw: RawInput,
   options: { ifMatch?: string } = {},
 ): Promise<InvokeResult> {
-  authorizeOperation(app.config.baseUrl, principal, op);
   const input = parseInput(op, raw);
   const base: Omit<OperationContext, 'db'> = { app, principal, schoolId: principal.schoolId };
   try {

@@ -3,7 +3,7 @@ import { cors } from 'hono/cors';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
-import { bearerVerifier, tokenRefusal } from '../resource/middleware.ts';
+import { bearerVerifier, challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
 import { adminOperations } from './catalogue.ts';
 import type { AdminOperation, RawUpload } from './define-operation.ts';
@@ -31,7 +31,7 @@ async function authenticate(ctx: AppContext, c: Context): Promise<Principal> {
   const refusal = tokenRefusal(ctx.config.baseUrl, result, MCP_CHALLENGE_SCOPES);
   throw new ProblemError(401, 'invalid_token', 'Unauthorized', {
     detail: refusal.description,
-    headers: { 'WWW-Authenticate': refusal.challenge },
+    headers: challengeHeaders(refusal),
   });
 }
 

@@ -1,12 +1,13 @@
-import { hasScope } from '../oauth/scopes.ts';
+import { isOperator } from '../domain/roles.ts';
+import { decide } from '../resource/authorization.ts';
 import type { Principal } from '../resource/principal.ts';
-import type { AnyMcpTool } from './tool.ts';
+import { type AnyMcpTool, toolRequirement } from './tool.ts';
 
 /** Every MCP tool by name, and the subset a caller may list. */
 export interface ToolCatalogue {
   readonly all: readonly AnyMcpTool[];
   find(name: string): AnyMcpTool | undefined;
-  /** Public tools for everyone; others when the token holds their scope (`x:write` ⊇ `x:read`). */
+  /** Public tools for everyone; others when the authorization decision allows calling them. */
   visibleTo(principal: Principal | null): AnyMcpTool[];
   /**
    * The tools one request's server needs (registering costs more than most calls): a single
@@ -30,11 +31,15 @@ export function createToolCatalogue(tools: readonly AnyMcpTool[]): ToolCatalogue
     find: (name) => byName.get(name),
     visibleTo(principal) {
       if (!principal) return publicTools;
-      // Few distinct scope sets exist; memoise so a busy token does not refilter every request.
-      const key = [...principal.scopes].sort().join(' ');
+      // Few distinct (audience, role, scopes) exist; memoise so a busy token does not refilter
+      // every request. They are all the decision reads to allow a call.
+      const key = `${principal.audience} ${isOperator(principal.roles)} ${[...principal.scopes].sort().join(' ')}`;
       let list = cache.get(key);
       if (!list) {
-        list = tools.filter((t) => t.scope === null || hasScope(principal.scopes, t.scope));
+        list = tools.filter((t) => {
+          const need = toolRequirement(t);
+          return need === null || decide(principal, need).allowed;
+        });
         if (cache.size > 1000) cache.clear();
         cache.set(key, list);
       }

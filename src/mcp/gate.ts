@@ -1,7 +1,8 @@
-import { ACCOUNT_CHALLENGE_SCOPES, hasScope, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
-import { type BearerRefusal, scopeRefusal, tokenRefusal } from '../resource/middleware.ts';
+import { ACCOUNT_CHALLENGE_SCOPES, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
+import { decide, type Refusal } from '../resource/authorization.ts';
+import { type BearerRefusal, decisionRefusal, tokenRefusal } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
-import type { AnyMcpTool } from './tool.ts';
+import { type AnyMcpTool, toolRequirement } from './tool.ts';
 
 /** A JSON-RPC id as it appeared in the request (null when it could not be read). */
 export type JsonRpcId = string | number | null;
@@ -23,13 +24,25 @@ function anonymousChallengeScopes(tool: AnyMcpTool): string[] {
   return base.includes(tool.scope as string) ? [...base] : [...base, tool.scope as string];
 }
 
+/** Several scope refusals of one batch as one: every scope to step up to, in one challenge. */
+function mergeScopeRefusals(refusals: readonly Refusal[]): Refusal {
+  if (refusals.length === 1) return refusals[0];
+  const scopes = [...new Set(refusals.flatMap((r) => (r.reason === 'insufficient_scope' ? r.scopes : [])))];
+  return {
+    reason: 'insufficient_scope',
+    scopes,
+    description: refusals.map((r) => r.description).join(' '),
+  };
+}
+
 /**
  * Looks at every `tools/call` of a POST body (one message or a legacy batch) before the MCP
  * server runs it, so a call beyond the token is refused at the HTTP layer where clients look
  * for challenges: anonymous → 401 naming the scopes to ask for (RFC 6750 §3, RFC 9728 §5.1);
- * a token lacking the tool's scope → 403 `insufficient_scope` naming it (RFC 6750 §3.1), the
- * MCP authorization spec's step-up signal. Unknown tools and every other method pass through
- * for the MCP server to answer as JSON-RPC.
+ * otherwise the one authorization decision (resource/authorization.ts) per call, rendered as
+ * 403: a wrong audience or a lost operator role first, else every missing scope of the body in
+ * one `insufficient_scope` challenge, the MCP authorization spec's step-up signal. Unknown tools
+ * and every other method pass through for the MCP server to answer as JSON-RPC.
  */
 export function gateToolCalls(
   body: unknown,
@@ -38,7 +51,8 @@ export function gateToolCalls(
   findTool: (name: string) => AnyMcpTool | undefined,
 ): GateRefusal | undefined {
   const messages = Array.isArray(body) ? body : [body];
-  let forbidden: GateRefusal | undefined;
+  const scopeRefusals: Refusal[] = [];
+  let firstScopeId: JsonRpcId = null;
   for (const message of messages) {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) continue;
     const m = message as Record<string, unknown>;
@@ -46,7 +60,8 @@ export function gateToolCalls(
     const params = m.params as Record<string, unknown>;
     const tool = typeof params.name === 'string' ? findTool(params.name) : undefined;
     if (!tool) continue;
-    if (!tool.scope) {
+    const need = toolRequirement(tool);
+    if (!need) {
       // A public tool asked to sign in (how_to_authenticate sign_in=true): 401, RFC 6750 §3.
       const args = typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {};
       const scopes = principal ? undefined : tool.anonymousChallenge?.(args as Record<string, unknown>);
@@ -76,12 +91,14 @@ export function gateToolCalls(
         ),
       };
     }
-    if (!forbidden && !hasScope(principal.scopes, tool.scope)) {
-      forbidden = {
-        id: idOf(m),
-        refusal: scopeRefusal(baseUrl, tool.scope, `The tool ${tool.name} needs the ${tool.scope} scope.`),
-      };
+    const decision = decide(principal, need);
+    if (decision.allowed) continue;
+    if (decision.reason !== 'insufficient_scope') {
+      return { id: idOf(m), refusal: decisionRefusal(baseUrl, decision) };
     }
+    if (scopeRefusals.length === 0) firstScopeId = idOf(m);
+    scopeRefusals.push(decision);
   }
-  return forbidden;
+  if (scopeRefusals.length === 0) return undefined;
+  return { id: firstScopeId, refusal: decisionRefusal(baseUrl, mergeScopeRefusals(scopeRefusals)) };
 }

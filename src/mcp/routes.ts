@@ -3,7 +3,12 @@ import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
-import { type BearerRefusal, bearerVerifier, tokenRefusal } from '../resource/middleware.ts';
+import {
+  type BearerRefusal,
+  bearerVerifier,
+  challengeHeaders,
+  tokenRefusal,
+} from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
 import { mcpTools } from './all-tools.ts';
 import { createToolCatalogue } from './catalogue.ts';
@@ -42,7 +47,7 @@ function refuse(c: Context, refusal: BearerRefusal, id: JsonRpcId): Response {
     refusal.status === 401 ? UNAUTHORIZED : FORBIDDEN,
     refusal.description,
     { error: refusal.error, ...(refusal.scope ? { scope: refusal.scope } : {}) },
-    { 'WWW-Authenticate': refusal.challenge },
+    challengeHeaders(refusal),
   );
 }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AppContext } from '../http/context.ts';
+import type { Requirement } from '../resource/authorization.ts';
 import type { Principal } from '../resource/principal.ts';
 
 /** Who may see and call a tool: everyone, or a token holding `scope` (`x:write` implies `x:read`). */
@@ -58,6 +59,12 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: M
     throw new Error(`MCP tool ${tool.name}: public tools have no scope, others exactly one`);
   }
   return tool;
+}
+
+/** What calling a tool needs of a token (resource/authorization.ts), or null for public tools. */
+export function toolRequirement(tool: AnyMcpTool): Requirement | null {
+  if (tool.audience === 'public' || tool.scope === null) return null;
+  return { audience: tool.audience, scopes: [tool.scope], needs: `The tool ${tool.name} needs` };
 }
 
 /** Read-only hints shared by every lookup tool. */

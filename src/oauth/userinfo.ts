@@ -10,7 +10,7 @@ import { identityClaims } from './claims.ts';
  */
 export function createUserInfoApp(ctx: AppContext): Hono<ProtectedEnv> {
   const app = new Hono<ProtectedEnv>();
-  const guard = requireBearer(ctx, { challengeScopes: ['openid'], scope: 'openid' });
+  const guard = requireBearer(ctx, { challengeScopes: ['openid'], need: { scopes: ['openid'] } });
   const handler = async (c: import('hono').Context<ProtectedEnv>) => {
     const p = c.get('principal');
     // The verifier read the roles with the token; the same values the id_token carries.

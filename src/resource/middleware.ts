@@ -1,19 +1,29 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppContext } from '../http/context.ts';
-import { hasScope } from '../oauth/scopes.ts';
+import { decide, type Refusal, type Requirement } from './authorization.ts';
 import { bearerChallenge } from './challenge.ts';
 import type { Principal } from './principal.ts';
 import { type BearerFailure, type BearerVerifier, createBearerVerifier } from './verifier.ts';
 
-/** A refusal of a protected resource: 401 (token) or 403 (scope), with its challenge header. */
+/**
+ * A refusal of a protected resource: 401 (token) or 403 (audience, role or scope). It carries a
+ * `WWW-Authenticate` challenge only where the client can act on one: a 401, or a 403 naming
+ * scopes this client may be granted (RFC 6750 §3.1 step-up). A refusal no consent can lift has
+ * none, so no client loops into a consent it can never pass.
+ */
 export interface BearerRefusal {
   readonly status: 401 | 403;
-  readonly error: 'invalid_token' | 'insufficient_scope';
+  readonly error: 'invalid_token' | Refusal['reason'];
   readonly description: string;
-  /** The full `WWW-Authenticate` header value. */
-  readonly challenge: string;
-  /** For 403: the scope the client should step up to. */
+  /** The full `WWW-Authenticate` header value, when there is one. */
+  readonly challenge?: string;
+  /** For a step-up: the scopes to ask for, space-separated. */
   readonly scope?: string;
+}
+
+/** The `WWW-Authenticate` header of a refusal, or none. */
+export function challengeHeaders(r: BearerRefusal): Record<string, string> {
+  return r.challenge ? { 'WWW-Authenticate': r.challenge } : {};
 }
 
 /** Renders a refusal in the surface's own error format (OAuth JSON, problem, GraphQL, JSON-RPC). */
@@ -22,7 +32,7 @@ export type RefusalRenderer = (c: Context, refusal: BearerRefusal) => Response;
 /** Default rendering: RFC 6750 header plus an RFC 6749 §5.2-style JSON body. */
 export const oauthJsonRefusal: RefusalRenderer = (c, r) =>
   c.json({ error: r.error, error_description: r.description }, r.status, {
-    'WWW-Authenticate': r.challenge,
+    ...challengeHeaders(r),
     'Cache-Control': 'no-store',
   });
 
@@ -47,16 +57,20 @@ export function tokenRefusal(
   };
 }
 
-/** A 403 refusal naming the scope needed (RFC 6750 §3.1 insufficient_scope), so clients step up. */
-export function scopeRefusal(baseUrl: string, scope: string, description?: string): BearerRefusal {
-  // RFC 6750 §3: error_description may not contain '"' or '\\'.
-  const text = description ?? `This request needs the ${scope} scope.`;
+/** How a surface shows the one authorization decision's refusal (resource/authorization.ts). */
+export function decisionRefusal(baseUrl: string, refusal: Refusal): BearerRefusal {
+  const base = { status: 403, error: refusal.reason, description: refusal.description } as const;
+  if (refusal.reason !== 'insufficient_scope' || refusal.scopes.length === 0) return base;
+  // RFC 6750 §3.1: name every scope to step up to, in one challenge.
+  const scope = refusal.scopes.join(' ');
   return {
-    status: 403,
-    error: 'insufficient_scope',
-    description: text,
+    ...base,
     scope,
-    challenge: bearerChallenge(baseUrl, { error: 'insufficient_scope', description: text, scope: [scope] }),
+    challenge: bearerChallenge(baseUrl, {
+      error: 'insufficient_scope',
+      description: refusal.description,
+      scope: refusal.scopes,
+    }),
   };
 }
 
@@ -78,14 +92,14 @@ export function bearerVerifier(ctx: AppContext): BearerVerifier {
 }
 
 /**
- * Requires a valid bearer token (and optionally a scope); sets `principal`. Thin: all logic
- * lives in the framework-free verifier.
+ * Requires a valid bearer token (and optionally meets a requirement); sets `principal`. Thin:
+ * verification and the decision live in the framework-free verifier and authorization.ts.
  */
 export function requireBearer(
   ctx: AppContext,
   options: {
     challengeScopes: readonly string[];
-    scope?: string;
+    need?: Requirement;
     errorWhenMissing?: boolean;
     render?: RefusalRenderer;
   },
@@ -100,8 +114,9 @@ export function requireBearer(
         tokenRefusal(ctx.config.baseUrl, result, options.challengeScopes, options.errorWhenMissing),
       );
     }
-    if (options.scope && !hasScope(result.principal.scopes, options.scope)) {
-      return render(c, scopeRefusal(ctx.config.baseUrl, options.scope));
+    if (options.need) {
+      const decision = decide(result.principal, options.need);
+      if (!decision.allowed) return render(c, decisionRefusal(ctx.config.baseUrl, decision));
     }
     c.set('principal', result.principal);
     await next();

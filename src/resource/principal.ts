@@ -1,3 +1,4 @@
+import type { ScopedClient } from '../oauth/scope-policy.ts';
 import type { Audience } from '../oauth/scopes.ts';
 
 /**
@@ -13,6 +14,8 @@ export interface Principal {
   /** The user's roles at that school, read at verification time. */
   readonly roles: readonly string[];
   readonly clientId: string;
+  /** What decides which scopes the client could be granted (step-up challenges name only those). */
+  readonly client: ScopedClient;
   readonly grantId: string;
   readonly audience: Audience;
   readonly scopes: ReadonlySet<string>;

@@ -2,7 +2,7 @@ import { CompiledQuery, type InferResult } from 'kysely';
 import { sha256 } from '../crypto/tokens.ts';
 import { parseRoles } from '../domain/roles.ts';
 import type { AppContext } from '../http/context.ts';
-import type { Audience } from '../oauth/scopes.ts';
+import { type Audience, parseScopes } from '../oauth/scopes.ts';
 import { changeWatermark, type Db } from '../store/database.ts';
 import type { Principal } from './principal.ts';
 
@@ -43,6 +43,7 @@ function tokenLookup(db: Db, tokenHash: string) {
     .leftJoin('memberships as m', (j) =>
       j.onRef('m.school_id', '=', 't.school_id').onRef('m.user_id', '=', 't.user_id'),
     )
+    .leftJoin('oauth_clients as c', 'c.id', 't.client_id')
     .select([
       't.kind',
       't.user_id',
@@ -56,6 +57,9 @@ function tokenLookup(db: Db, tokenHash: string) {
       'g.revoked_at as grant_revoked_at',
       'g.audience',
       'm.roles',
+      'c.kind as client_kind',
+      'c.reviewed as client_reviewed',
+      'c.allowed_scopes as client_allowed_scopes',
     ])
     .where('t.token_hash', '=', tokenHash);
 }
@@ -155,6 +159,12 @@ export function createBearerVerifier(ctx: AppContext, clock: () => number = Date
         schoolId: row.school_id,
         roles,
         clientId: row.client_id,
+        client: {
+          // A client row can go (an unreviewed metadata document pruned): grant nothing more.
+          kind: row.client_kind ?? 'cimd',
+          reviewed: Boolean(row.client_reviewed),
+          allowedScopes: row.client_allowed_scopes === null ? null : parseScopes(row.client_allowed_scopes),
+        },
         grantId: row.grant_id,
         audience: row.audience as Audience,
         scopes: new Set(row.scopes.split(' ').filter(Boolean)),

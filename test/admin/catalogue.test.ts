@@ -225,7 +225,8 @@ describe('every catalogue operation', () => {
       // Member-audience tokens and people who are no longer operators never reach the admin API.
       const member = await send(memberToken);
       assert.equal(member.status, 403);
-      assert.equal((await member.json()).code, 'operator_token_required');
+      assert.equal(member.headers.get('www-authenticate'), null, 'no step-up a member app could take');
+      assert.equal((await member.json()).code, 'wrong_audience');
       const student = await send(studentOperatorToken);
       assert.equal(student.status, 403);
       assert.equal((await student.json()).code, 'not_an_operator');

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client, OAuthError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { seedDemoData } from '../../src/domain/demo-seed.ts';
 import { configureCimdFetch } from '../../src/oauth/cimd.ts';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
@@ -86,20 +86,18 @@ describe('an agent identified by a Client ID Metadata Document', () => {
     assert.match(provider.consentPages[0] ?? '', /Metadata Document Agent/);
     assert.ok(fetched >= 1, 'the server fetched the metadata document');
 
-    // Step-up to a write scope: the authorization server refuses it for an unreviewed document
-    // (product.md §3), and the client learns why instead of looping.
-    const error = await callWithAuth(client, transport, provider, 'courses_create', {
-      slug: 'agent-course',
-      title: 'Agent course',
-    }).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    assert.ok(error instanceof OAuthError, String(error));
-    assert.equal(error.code, 'invalid_scope');
-    assert.match(error.message, /not reviewed yet and may request read and identity scopes only/);
-    const stepUp = provider.authorizationUrls[1];
-    assert.ok(askedScopes(stepUp).includes('courses:write'));
+    // A write scope this unreviewed document may not be granted (product.md §3): 403 with no
+    // challenge, so the client learns why instead of being sent to a consent it cannot pass.
+    const error = await client
+      .callTool({ name: 'courses_create', arguments: { slug: 'agent-course', title: 'Agent course' } })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    assert.ok(error instanceof SdkHttpError, String(error));
+    assert.equal(error.status, 403, String(error));
+    assert.match(String(error.message), /may not be granted courses:write/);
+    assert.equal(provider.authorizationUrls.length, 1, 'no second consent');
     await client.close();
   });
 });

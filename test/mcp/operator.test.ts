@@ -250,10 +250,10 @@ describe('MCP operator tools, one per admin operation', () => {
       { Authorization: `Bearer ${token}` },
     );
     assert.equal(res.status, 403);
-    assert.match(
-      res.headers.get('www-authenticate') ?? '',
-      /error="insufficient_scope".*scope="coupons:read"/,
-    );
+    assert.equal(res.headers.get('www-authenticate'), null, 'no step-up a member app could take');
+    const body = (await res.json()) as { error: { code: number; data: { error: string } } };
+    assert.equal(body.error.code, -32003);
+    assert.equal(body.error.data.error, 'wrong_audience');
   });
 
   it('anonymous calls of operator tools are 401 asking for the challenge scopes plus a write scope', async () => {
@@ -281,7 +281,7 @@ describe('MCP operator tools, one per admin operation', () => {
     );
   });
 
-  it('an operator token of a user who lost the owner role gets a tool error, not data', async () => {
+  it('an operator token of a user who lost the owner role gets 403 not_an_operator, not data', async () => {
     const token = await operatorToken(['coupons:read']);
     await live.t.runtime.db
       .updateTable('memberships')
@@ -291,10 +291,18 @@ describe('MCP operator tools, one per admin operation', () => {
       .execute();
     try {
       const { client } = await connectClient(live, { token });
-      const res = await client.callTool({ name: 'coupons_list', arguments: {} });
-      assert.equal(res.isError, true);
-      assert.match((res.content as Text)[0].text, /not_an_operator/);
+      assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'coupons_list'));
       await client.close();
+      const res = await postMcp(
+        live,
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'coupons_list', arguments: {} } },
+        { Authorization: `Bearer ${token}` },
+      );
+      assert.equal(res.status, 403);
+      assert.equal(res.headers.get('www-authenticate'), null);
+      const body = (await res.json()) as { error: { message: string; data: { error: string } } };
+      assert.equal(body.error.data.error, 'not_an_operator');
+      assert.match(body.error.message, /no longer an owner or admin/);
     } finally {
       await live.t.runtime.db
         .updateTable('memberships')

@@ -29,7 +29,10 @@ describe('bearer verification (RFC 6750, RFC 8707, product.md §6)', () => {
     const guarded = t.app as unknown as import('hono').Hono<ProtectedEnv>;
     guarded.get(
       '/_test/protected',
-      requireBearer(t.runtime, { challengeScopes: ['openid', 'courses:read'], scope: 'courses:read' }),
+      requireBearer(t.runtime, {
+        challengeScopes: ['openid', 'courses:read'],
+        need: { scopes: ['courses:read'] },
+      }),
       (c) => {
         const p = c.get('principal');
         return c.json({ userId: p.userId, schoolId: p.schoolId, roles: p.roles, scopes: [...p.scopes] });
