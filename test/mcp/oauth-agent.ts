@@ -82,6 +82,14 @@ export class BrowserPlayingProvider implements OAuthClientProvider {
     this.saved = tokens;
   }
 
+  /** What both SDK generations call to drop stored credentials (and what a host does by hand). */
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
+    if (scope === 'all' || scope === 'client') this.info = undefined;
+    if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
+    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+  }
+
   async redirectToAuthorization(url: URL): Promise<void> {
     this.authorizationUrls.push(url);
     const { location, consentPage } = await authorizeInBrowser(this.browser, url.toString(), {

@@ -32,7 +32,12 @@ export interface SdkSession {
 export interface McpSdk {
   readonly name: 'v1 (@modelcontextprotocol/sdk 1.32)' | 'v2 (@modelcontextprotocol/client 2.4)';
   /** The SDK's exported `auth(provider, { serverUrl })`: what hosts call to sign in up front. */
-  auth(provider: BrowserPlayingProvider, serverUrl: URL, callback?: URLSearchParams): Promise<string>;
+  auth(
+    provider: BrowserPlayingProvider,
+    serverUrl: URL,
+    callback?: URLSearchParams,
+    scope?: string,
+  ): Promise<string>;
   connect(serverUrl: URL, provider: BrowserPlayingProvider): Promise<SdkSession>;
 }
 
@@ -43,8 +48,12 @@ type AnyProvider = any;
 
 export const V1: McpSdk = {
   name: 'v1 (@modelcontextprotocol/sdk 1.32)',
-  auth: (provider, serverUrl, callback) =>
-    authV1(provider as AnyProvider, { serverUrl, authorizationCode: callback?.get('code') ?? undefined }),
+  auth: (provider, serverUrl, callback, scope) =>
+    authV1(provider as AnyProvider, {
+      serverUrl,
+      authorizationCode: callback?.get('code') ?? undefined,
+      scope,
+    }),
   async connect(serverUrl, provider) {
     const transport = new TransportV1(serverUrl, { authProvider: provider as AnyProvider });
     const client = new ClientV1({ name: 'journey-v1', version: '1.0.0' });
@@ -69,9 +78,10 @@ export const V1: McpSdk = {
 
 export const V2: McpSdk = {
   name: 'v2 (@modelcontextprotocol/client 2.4)',
-  auth: (provider, serverUrl, callback) =>
+  auth: (provider, serverUrl, callback, scope) =>
     authV2(provider as AnyProvider, {
       serverUrl,
+      scope,
       authorizationCode: callback?.get('code') ?? undefined,
       iss: callback?.get('iss') ?? undefined,
     }),

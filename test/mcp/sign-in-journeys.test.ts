@@ -77,4 +77,41 @@ describe('MCP sign-in journeys: both SDK generations, up front or on a 401, oper
       });
     }
   }
+
+  it('step-up, v2: a write tool answers 403 naming its scope; one more consent; the call goes through', async () => {
+    const provider = new BrowserPlayingProvider(new Browser(live.t), 'owner@example.com');
+    assert.equal(await V2.auth(provider, live.mcpUrl), 'REDIRECT');
+    await V2.auth(provider, live.mcpUrl, provider.takeCallback());
+    const session = await V2.connect(live.mcpUrl, provider);
+    const created = await session.call('coupons_create', { code: 'STEPV2', kind: 'percent', percent_off: 5 });
+    assert.equal(created.isError, undefined, JSON.stringify(created));
+    assert.equal(provider.consentPages.length, 2, 'one more consent');
+    assert.ok(provider.saved?.scope?.split(' ').includes('coupons:write'));
+    assert.ok(provider.saved?.scope?.split(' ').includes('courses:read'), 'the read scopes are kept');
+    await session.close();
+  });
+
+  it('step-up, v1: the SDK refreshes and gives up (typescript-sdk #2255); the /auth.md workaround signs in again with the union', async () => {
+    const provider = new BrowserPlayingProvider(new Browser(live.t), 'owner@example.com');
+    assert.equal(await V1.auth(provider, live.mcpUrl), 'REDIRECT');
+    await V1.auth(provider, live.mcpUrl, provider.takeCallback());
+    const session = await V1.connect(live.mcpUrl, provider);
+    const args = { code: 'STEPV1', kind: 'percent', percent_off: 5 };
+    const error = await session.call('coupons_create', args).then(
+      () => undefined,
+      (err: unknown) => err as Error & { code?: number },
+    );
+    assert.equal(error?.code, 403, String(error));
+    assert.match(String(error?.message), /403 after trying upscoping/);
+    assert.equal(provider.consentPages.length, 1, 'the v1 client never asked the user');
+    // The workaround: drop the tokens, sign in for what you hold plus the challenge's scope.
+    const held = provider.saved?.scope ?? '';
+    provider.invalidateCredentials('tokens');
+    assert.equal(await V1.auth(provider, live.mcpUrl, undefined, `${held} coupons:write`), 'REDIRECT');
+    assert.equal(await V1.auth(provider, live.mcpUrl, provider.takeCallback()), 'AUTHORIZED');
+    const created = await session.call('coupons_create', args);
+    assert.equal(created.isError, undefined, JSON.stringify(created));
+    assert.equal(provider.consentPages.length, 2);
+    await session.close();
+  });
 });
