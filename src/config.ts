@@ -47,6 +47,8 @@ const envSchema = z.object({
   REGISTRATION_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(300),
   VENDORS_FILE: z.string().min(1).optional(),
   TRUST_PROXY: bool.default(false),
+  // Checked in loadConfig, so a refused value (a secret) is never echoed in the error.
+  METRICS_TOKEN: z.string().optional(),
 });
 
 export type DatabaseEngine = 'sqlite' | 'postgres';
@@ -73,6 +75,8 @@ export interface Config {
   readonly registrationRateLimit: number;
   readonly trustProxy: boolean;
   readonly secureCookies: boolean;
+  /** When set, `/metrics` needs `Authorization: Bearer <metricsToken>`; unset, it is open. */
+  readonly metricsToken?: string;
 }
 
 function fail(variable: string, message: string): never {
@@ -90,6 +94,20 @@ function parseBaseUrl(raw: string): string {
   if (url.search || url.hash) fail('BASE_URL', 'must not have a query or fragment');
   if (url.username || url.password) fail('BASE_URL', 'must not carry credentials');
   return url.href.replace(/\/+$/, '');
+}
+
+// RFC 6750 §2.1 b64token, long enough that guessing is hopeless (e.g. `openssl rand -base64 32`).
+const METRICS_TOKEN = /^[A-Za-z0-9\-._~+/]{32,}=*$/;
+
+function parseMetricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!METRICS_TOKEN.test(raw)) {
+    fail(
+      'METRICS_TOKEN',
+      'must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (an RFC 6750 Bearer token)',
+    );
+  }
+  return raw;
 }
 
 function parseDatabase(raw: string): Config['database'] {
@@ -172,6 +190,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     registrationRateLimit: e.REGISTRATION_RATE_LIMIT,
     trustProxy: e.TRUST_PROXY,
     secureCookies: baseUrl.startsWith('https:'),
+    metricsToken: parseMetricsToken(e.METRICS_TOKEN),
   };
   return deepFreeze(config);
 }

@@ -7,7 +7,7 @@ import { createApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { hashPassword } from './crypto/passwords.ts';
 import { rotateSigningKey } from './crypto/signing-keys.ts';
-import { seedDemoData } from './domain/demo-seed.ts';
+import { DEMO_ACCOUNTS, seedDemoData } from './domain/demo-seed.ts';
 import { addRoles } from './domain/memberships.ts';
 import { ROLES, type Role } from './domain/roles.ts';
 import { findSchoolBySubdomain } from './domain/schools.ts';
@@ -44,7 +44,13 @@ async function serveCommand(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
   if (config.seedDemo) {
     const seeded = await seedDemoData(runtime.db);
-    if (seeded.created) runtime.logger.info('demo data created (demo password: demo-password)');
+    // Logs are shipped and kept: name the accounts, never the password (README lists it).
+    if (seeded.created) {
+      runtime.logger.info(
+        { demoAccounts: DEMO_ACCOUNTS },
+        'demo data created; demo passwords are in the README',
+      );
+    }
   }
   const app = createApp(runtime);
   await ensureVendorClients(runtime);

@@ -10,7 +10,7 @@ OAuth 2.1 authorization code flow with PKCE (S256). Discover the endpoints at \`
 - JSON in and out (\`Content-Type: application/json\`); field names are snake_case.
 - Money is integer minor units (\`price_amount: 4900\` is 49.00) beside an ISO 4217 \`currency\`.
 - Timestamps are ISO 8601 in UTC.
-- Lists are cursor-paginated: \`?limit=\` (1–100, default 20; larger is a 422, never clamped) and \`?cursor=\` from the previous page's \`next_cursor\`. Responses are \`{ "data": [...], "next_cursor": "…" | null }\`.
+- Lists are cursor-paginated: \`?limit=\` (1–100, default 20; larger is a 422, never clamped) and \`?cursor=\` from the previous page's \`next_cursor\` (with the same filters; a cursor naming a row this list would not return, such as another school's or a deleted one, is a 400 \`invalid_cursor\`: start again from the first page). Responses are \`{ "data": [...], "next_cursor": "…" | null }\`.
 - Errors are RFC 9457 \`application/problem+json\` with a stable \`code\`; validation errors (422 \`validation_failed\`) list each failing field in \`errors[]\`.
 - \`Idempotency-Key\` on any POST: a retry with the same key and body replays the first success (header \`Idempotent-Replayed: true\`) instead of running twice; the same key with a different request is a 422 \`idempotency_key_reused\`.
 - Single resources carry an \`ETag\`; send it as \`If-Match\` on PATCH to refuse lost updates (412 \`precondition_failed\`). \`If-None-Match\` on GET answers 304 when nothing changed.`;

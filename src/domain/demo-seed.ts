@@ -9,6 +9,15 @@ import { createUser } from './users.ts';
 
 export const DEMO_PASSWORD = 'demo-password';
 export const DEMO_MEMBER_APP_ID = 'demo-member-app';
+/** The demo sign-ins seedIdentity creates, for the start-up log (never with the password). */
+export const DEMO_ACCOUNTS = [
+  'owner@example.com',
+  'lecturer@example.com',
+  'student@example.com',
+  'other-owner@example.com',
+  'other-lecturer@example.com',
+  'other-student@example.com',
+] as const;
 
 /** What the demo seed created, for the courses/commerce part to build on. */
 export interface DemoIdentity {

@@ -1,10 +1,17 @@
 import type { Compilable, CompiledQuery } from 'kysely';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { ENROLLMENT_STATES, type EnrollmentState, enrollmentStateCondition } from './enrollments.ts';
 import type { MemberScope } from './member-account.ts';
-import { decodeCursor, encodeCursor, MAX_PAGE_LIMIT, type Page, type PageParams } from './pagination.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  invalidCursor,
+  MAX_PAGE_LIMIT,
+  type Page,
+  type PageParams,
+} from './pagination.ts';
 
 /**
  * The member reads on the Account API's hot path (spec §2.5's query runs them on every call):
@@ -88,32 +95,42 @@ export interface MemberEnrollment {
   lastWatchedAt: string | null;
 }
 
-// Only the columns a member sees, no join to users: row width is most of a page's cost.
-function summaryQuery(db: Db | Tx, state: EnrollmentState | undefined, after: boolean) {
+// The member's enrollments at the school (optionally in one state), before selecting anything.
+function memberEnrollments(db: Db | Tx, state: EnrollmentState | undefined) {
   let q = db
     .selectFrom('enrollments')
     .innerJoin('courses', 'courses.id', 'enrollments.course_id')
-    .select([
-      'enrollments.id',
-      'enrollments.course_id',
-      'courses.slug',
-      'courses.title',
-      'enrollments.enrolled_at',
-      'enrollments.expires_at',
-      'enrollments.progress_percent',
-      'enrollments.completed_at',
-      'enrollments.last_lecture_id',
-      'enrollments.last_position_seconds',
-      'enrollments.last_watched_at',
-    ])
     .where('enrollments.school_id', '=', param('schoolId'))
     .where('enrollments.user_id', '=', param('userId'));
   if (state) {
     q = q.where((eb) => enrollmentStateCondition(eb, state, param('now')));
   }
+  return q;
+}
+
+// Only the columns a member sees, no join to users: row width is most of a page's cost.
+function summaryQuery(db: Db | Tx, state: EnrollmentState | undefined, after: boolean) {
+  let q = memberEnrollments(db, state).select([
+    'enrollments.id',
+    'enrollments.course_id',
+    'courses.slug',
+    'courses.title',
+    'enrollments.enrolled_at',
+    'enrollments.expires_at',
+    'enrollments.progress_percent',
+    'enrollments.completed_at',
+    'enrollments.last_lecture_id',
+    'enrollments.last_position_seconds',
+    'enrollments.last_watched_at',
+  ]);
   // Keyset on the time-sortable id, served by the (school_id, user_id, id) index.
   if (after) q = q.where('enrollments.id', '>', param('after'));
   return q.orderBy('enrollments.id').limit(param<number>('limit'));
+}
+
+// The cursor row, looked up inside the same list (pagination.ts's rule, on this hand-compiled path).
+function cursorQuery(db: Db | Tx, state: EnrollmentState | undefined) {
+  return memberEnrollments(db, state).select('enrollments.id').where('enrollments.id', '=', param('after'));
 }
 
 function checkState(state: string | undefined): EnrollmentState | undefined {
@@ -148,18 +165,23 @@ export async function listMemberEnrollmentSummaries(
   const checked = checkState(state);
   const limit = checkPageSize(page.limit);
   const after = page.cursor ? decodeCursor(page.cursor) : null;
-  if (after !== null && !after.startsWith('enr_')) {
-    // A cursor of another list (an order's, say) would page by a foreign id.
-    throw new ProblemError(400, 'invalid_cursor', 'Bad Request', {
-      detail: 'The cursor is not one this API returned.',
-    });
-  }
   const now = isoNow();
+  const values = { schoolId: scope.schoolId, userId: scope.userId, now, after, limit: limit + 1 };
+  if (after !== null) {
+    // Another member's enrollment, another school's, or another list's id: never a page start.
+    const found = await runShape(
+      db,
+      `enrollments-cursor:${checked ?? 'all'}`,
+      () => cursorQuery(db, checked),
+      values,
+    );
+    if (found.length === 0) throw invalidCursor();
+  }
   const rows = await runShape(
     db,
     `enrollments:${checked ?? 'all'}:${after ? 'after' : 'first'}`,
     () => summaryQuery(db, checked, after !== null),
-    { schoolId: scope.schoolId, userId: scope.userId, now, after, limit: limit + 1 },
+    values,
   );
   const more = rows.length > limit;
   const data = (more ? rows.slice(0, limit) : rows).map((r) => ({

@@ -55,14 +55,20 @@ export function encodeCursor(id: string): string {
   return Buffer.from(id, 'utf8').toString('base64url');
 }
 
+/**
+ * The 400 every list answers for a cursor it would not have issued: malformed, of another list,
+ * or naming a row the caller's list does not hold (another school's, another member's, hidden).
+ */
+export function invalidCursor(): ProblemError {
+  return new ProblemError(400, 'invalid_cursor', 'Bad Request', {
+    detail: 'The cursor is not one this API returned.',
+  });
+}
+
 /** The id inside a cursor; anything that is not one of ours is a 400 `invalid_cursor`. */
 export function decodeCursor(cursor: string): string {
   const id = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (!ID_PATTERN.test(id)) {
-    throw new ProblemError(400, 'invalid_cursor', 'Bad Request', {
-      detail: 'The cursor is not one this API returned.',
-    });
-  }
+  if (!ID_PATTERN.test(id)) throw invalidCursor();
   return id;
 }
 
@@ -78,6 +84,7 @@ export function checkLimit(limit: number | null | undefined, field = 'limit'): n
 /**
  * Runs `query` one page at a time by keyset: rows after the cursor, ordered by (sortColumn,) id.
  * The query must select the table's `id` as `id` and must not be ordered or limited already.
+ * The cursor must name a row `query` itself lists (see cursorPosition), else 400 `invalid_cursor`.
  */
 export async function paginate<DB, TB extends keyof DB, O extends { id: string }>(
   query: SelectQueryBuilder<DB, TB, O>,
@@ -85,7 +92,8 @@ export async function paginate<DB, TB extends keyof DB, O extends { id: string }
   options: PaginateOptions,
 ): Promise<Page<O>> {
   const limit = checkLimit(params.limit);
-  const rows = await keysetQuery(query, params.cursor ? decodeCursor(params.cursor) : null, limit, options);
+  const after = params.cursor ? await cursorPosition(query, decodeCursor(params.cursor), options) : null;
+  const rows = await keysetQuery(query, after, limit, options);
   const more = rows.length > limit;
   const data = more ? rows.slice(0, limit) : rows;
   return { data, next_cursor: more ? encodeCursor(data[data.length - 1].id) : null };
@@ -138,9 +146,40 @@ export async function countRows<DB, TB extends keyof DB, O>(
   return Number((row as { count?: number | string } | undefined)?.count ?? 0);
 }
 
+/** Where a page starts: the cursor row's id and, when sorting by a column, its value there. */
+interface CursorPosition {
+  readonly id: string;
+  readonly sort?: unknown;
+}
+
+/**
+ * Finds the cursor row inside the caller's own filtered query (school, member, audience,
+ * status: whatever `query` already says), never in the bare table: paging relative to a row the
+ * caller may not list would reveal where its sort value falls (issue #15). A row outside the
+ * query, deleted, or never ours is 400 `invalid_cursor`; the client starts again from page one.
+ */
+async function cursorPosition<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  afterId: string,
+  options: PaginateOptions,
+): Promise<CursorPosition> {
+  const id = sql.ref(`${options.table}.id`);
+  const value = options.sortColumn ? sql.ref(`${options.table}.${options.sortColumn}`) : id;
+  const row = await query
+    .clearSelect()
+    .select(sql<unknown>`${value}`.as('cursor_sort'))
+    .where(sql<boolean>`${id} = ${afterId}`)
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) throw invalidCursor();
+  return options.sortColumn
+    ? { id: afterId, sort: (row as { cursor_sort: unknown }).cursor_sort }
+    : { id: afterId };
+}
+
 function keysetQuery<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
-  afterId: string | null,
+  after: CursorPosition | null,
   limit: number,
   options: PaginateOptions,
 ): Promise<O[]> {
@@ -151,16 +190,15 @@ function keysetQuery<DB, TB extends keyof DB, O>(
   let q = query;
   if (options.sortColumn) {
     const sort = sql.ref(`${options.table}.${options.sortColumn}`);
-    if (afterId) {
-      // Keyset on (sort, id): the cursor row's sort value is read back by id.
-      const cursorSort = sql`(select c.${sql.ref(options.sortColumn)} from ${sql.table(options.table)} c where c.id = ${afterId})`;
+    if (after) {
+      // Keyset on (sort, id), from the sort value read inside the caller's query.
       q = q.where(
-        sql<boolean>`(${sort} ${op} ${cursorSort} or (${sort} = ${cursorSort} and ${id} ${op} ${afterId}))`,
+        sql<boolean>`(${sort} ${op} ${after.sort} or (${sort} = ${after.sort} and ${id} ${op} ${after.id}))`,
       );
     }
     q = q.orderBy(sql`${sort} ${dir}`).orderBy(sql`${id} ${dir}`);
   } else {
-    if (afterId) q = q.where(sql<boolean>`${id} ${op} ${afterId}`);
+    if (after) q = q.where(sql<boolean>`${id} ${op} ${after.id}`);
     q = q.orderBy(sql`${id} ${dir}`);
   }
   return q.limit(limit + 1).execute();

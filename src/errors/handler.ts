@@ -1,8 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { OAuthError } from './oauth-error.ts';
-import { ProblemError } from './problem-error.ts';
+import { ProblemError, problems } from './problem-error.ts';
 
 const OAUTH_PATH = /^\/(api\/oauth|oauth)\//;
 
@@ -40,7 +41,17 @@ export function oauthErrorResponse(c: Context, e: OAuthError): Response {
  * format; anything else is logged with its cause and answered without internals.
  */
 export function createErrorHandler(logger: Logger) {
-  return (err: Error, c: Context): Response => {
+  return (thrown: Error, c: Context): Response => {
+    let err = thrown;
+    if (!(err instanceof OAuthError || err instanceof ProblemError) && clientWentAway(c)) {
+      // Reading the body failed because the client hung up: nothing of ours broke and nobody
+      // will read the answer. One quiet line, no stack (the stack is Node's, not ours).
+      logger.debug(
+        { path: c.req.path, method: c.req.method, reason: err.message },
+        'client closed the connection before its request was read',
+      );
+      err = problems.badRequest('The request body did not arrive in full.');
+    }
     if (err instanceof OAuthError) {
       if (err.status >= 500) logger.error({ err, path: c.req.path }, 'oauth server error');
       return oauthErrorResponse(c, err);
@@ -78,6 +89,17 @@ export function createErrorHandler(logger: Logger) {
       }),
     );
   };
+}
+
+/**
+ * True when the request's connection is gone before its message arrived in full. Under
+ * @hono/node-server the Node request is in `c.env.incoming`; elsewhere (app.request in tests)
+ * the Request's abort signal says the same.
+ */
+function clientWentAway(c: Context): boolean {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming) return !incoming.complete && (incoming.destroyed || incoming.readableAborted);
+  return c.req.raw.signal.aborted;
 }
 
 function httpCode(status: number): string {

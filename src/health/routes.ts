@@ -1,6 +1,25 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { sql } from 'kysely';
+import { problemResponse } from '../errors/handler.ts';
+import { ProblemError } from '../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
+
+// RFC 6750 §2.1 credentials, the same grammar the resource verifier reads.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * Whether `authorization` carries the metrics token: compared as SHA-256 digests with
+ * timingSafeEqual, so neither the token's bytes nor its length leak through timing.
+ * Returns 'missing' when no Bearer credentials were sent at all (no header, another scheme).
+ */
+function checkMetricsToken(authorization: string | undefined, token: string): 'ok' | 'missing' | 'invalid' {
+  if (authorization === undefined || !/^Bearer +\S/i.test(authorization)) return 'missing';
+  const match = BEARER.exec(authorization);
+  return match && timingSafeEqual(digest(match[1]), digest(token)) ? 'ok' : 'invalid';
+}
 
 /** Liveness (`/healthz`), readiness (`/readyz`: the database answers) and `/metrics`. */
 export function createHealthApp(ctx: AppContext): Hono<AppEnv> {
@@ -25,8 +44,29 @@ export function createHealthApp(ctx: AppContext): Hono<AppEnv> {
       );
     }
   });
-  app.get('/metrics', async (c) =>
-    c.body(await ctx.metrics.registry.metrics(), 200, { 'Content-Type': ctx.metrics.registry.contentType }),
-  );
+  const token = ctx.config.metricsToken;
+  if (token === undefined && ctx.config.env === 'production') {
+    // Decided open-with-a-warning (docs/decisions.md, issue #15): route templates and counts only.
+    ctx.logger.warn('/metrics is open to anyone: set METRICS_TOKEN to require a bearer token');
+  }
+  app.get('/metrics', async (c) => {
+    if (token !== undefined) {
+      const verdict = checkMetricsToken(c.req.header('authorization'), token);
+      if (verdict !== 'ok') {
+        // RFC 6750 §3: a challenge always; error="invalid_token" only when a token was sent (§3.1).
+        const challenge = `Bearer realm="metrics"${verdict === 'invalid' ? ', error="invalid_token"' : ''}`;
+        return problemResponse(
+          c,
+          new ProblemError(401, 'unauthorized', 'Unauthorized', {
+            detail: 'The metrics need Authorization: Bearer <METRICS_TOKEN>.',
+            headers: { 'WWW-Authenticate': challenge, 'Cache-Control': 'no-store' },
+          }),
+        );
+      }
+    }
+    return c.body(await ctx.metrics.registry.metrics(), 200, {
+      'Content-Type': ctx.metrics.registry.contentType,
+    });
+  });
   return app;
 }

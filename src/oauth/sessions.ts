@@ -10,6 +10,16 @@ import { isoIn, isoNow } from '../store/time.ts';
 export const SESSION_COOKIE = 'lectern_session';
 /** Double-submit cookie that protects forms shown before anyone is signed in (the login form). */
 export const CSRF_COOKIE = 'lectern_csrf';
+
+/**
+ * The name a cookie goes by. Over https it carries the `__Host-` prefix (RFC 6265bis §4.1.3.2):
+ * the browser then only accepts it Secure, Path=/ and without Domain, so a sibling subdomain or
+ * a plain-http response cannot plant or shadow a session or CSRF cookie. Over http (local
+ * development) the bare name: browsers refuse `__Host-` cookies that are not Secure.
+ */
+export function cookieName(ctx: AppContext, name: typeof SESSION_COOKIE | typeof CSRF_COOKIE): string {
+  return ctx.config.secureCookies ? `__Host-${name}` : name;
+}
 /** Name of the hidden form field every form carries. */
 export const CSRF_FIELD = 'csrf_token';
 
@@ -29,6 +39,7 @@ export interface Session {
   readonly expiresAt: string;
 }
 
+// Path=/ and no Domain always: what `__Host-` requires, and host-only is right on http too.
 function cookieOptions(ctx: AppContext, maxAge: number): CookieOptions {
   return { httpOnly: true, sameSite: 'Lax', path: '/', secure: ctx.config.secureCookies, maxAge };
 }
@@ -66,13 +77,13 @@ export async function startSession(ctx: AppContext, c: Context, userId: string):
     .where('user_id', '=', userId)
     .where('expires_at', '<', isoNow(now))
     .execute();
-  setCookie(c, SESSION_COOKIE, token, cookieOptions(ctx, SESSION_ABSOLUTE_SECONDS));
+  setCookie(c, cookieName(ctx, SESSION_COOKIE), token, cookieOptions(ctx, SESSION_ABSOLUTE_SECONDS));
   return session;
 }
 
 /** The browser's live session, or undefined; slides the idle expiry (bounded by the absolute one). */
 export async function currentSession(ctx: AppContext, c: Context): Promise<Session | undefined> {
-  const token = getCookie(c, SESSION_COOKIE);
+  const token = getCookie(c, cookieName(ctx, SESSION_COOKIE));
   if (!token || token.length > 128) return undefined;
   const idHash = sha256(token);
   const row = await ctx.db
@@ -107,11 +118,11 @@ export async function currentSession(ctx: AppContext, c: Context): Promise<Sessi
 
 /** Signs the browser out: deletes the session row and clears the cookie. */
 export async function endSession(ctx: AppContext, c: Context): Promise<void> {
-  const token = getCookie(c, SESSION_COOKIE);
+  const token = getCookie(c, cookieName(ctx, SESSION_COOKIE));
   if (token && token.length <= 128) {
     await ctx.db.deleteFrom('sessions').where('id_hash', '=', sha256(token)).execute();
   }
-  if (token !== undefined) deleteCookie(c, SESSION_COOKIE, cookieOptions(ctx, 0));
+  if (token !== undefined) deleteCookie(c, cookieName(ctx, SESSION_COOKIE), cookieOptions(ctx, 0));
 }
 
 function hmac(ctx: AppContext, purpose: string, value: string): string {
@@ -122,15 +133,15 @@ function hmac(ctx: AppContext, purpose: string, value: string): string {
 
 /**
  * The CSRF token to put in a form. With a session it is an HMAC of the session's CSRF secret
- * (synchronizer token); without one it is an HMAC of a random `lectern_csrf` cookie, set here if
+ * (synchronizer token); without one it is an HMAC of a random `lectern_csrf` cookie (`__Host-` over https), set here if
  * missing (signed double-submit, OWASP CSRF cheat sheet).
  */
 export function csrfToken(ctx: AppContext, c: Context, session?: Session): string {
   if (session) return hmac(ctx, 'session', session.csrfSecret);
-  let anon = getCookie(c, CSRF_COOKIE);
+  let anon = getCookie(c, cookieName(ctx, CSRF_COOKIE));
   if (!anon || !/^[A-Za-z0-9_-]{43}$/.test(anon)) {
     anon = randomToken(32);
-    setCookie(c, CSRF_COOKIE, anon, cookieOptions(ctx, 24 * 3600));
+    setCookie(c, cookieName(ctx, CSRF_COOKIE), anon, cookieOptions(ctx, 24 * 3600));
   }
   return hmac(ctx, 'anonymous', anon);
 }
@@ -144,7 +155,7 @@ export function verifyCsrf(
 ): boolean {
   if (!submitted) return false;
   if (session) return safeEqual(submitted, hmac(ctx, 'session', session.csrfSecret));
-  const anon = getCookie(c, CSRF_COOKIE);
+  const anon = getCookie(c, cookieName(ctx, CSRF_COOKIE));
   if (!anon) return false;
   return safeEqual(submitted, hmac(ctx, 'anonymous', anon));
 }

@@ -262,6 +262,44 @@ describe('Account API reads (spec §2.5, product.md §6)', () => {
     assert.equal(foreign.body.errors?.[0].extensions?.code, 'BAD_USER_INPUT');
   });
 
+  it("another member's cursor, or the member's own at another school, is BAD_USER_INPUT (issue #15)", async () => {
+    const theirs = await t.runtime.db
+      .selectFrom('enrollments')
+      .select('id')
+      .where('user_id', '=', f.classmate)
+      .executeTakeFirstOrThrow();
+    const theirOrder = await t.runtime.db
+      .selectFrom('orders')
+      .select('id')
+      .where('user_id', '=', f.classmate)
+      .executeTakeFirstOrThrow();
+    const cases: Array<[string, string]> = [
+      ['enrolledCourses', theirs.id],
+      ['enrolledCourses', f.enrollments.inB],
+      ['orders', theirOrder.id],
+    ];
+    for (const [field, id] of cases) {
+      const res = await gql(
+        t,
+        token,
+        `query($after: String) { viewer { ${field}(first: 1, after: $after) { nodes { id } } } }`,
+        { after: encodeCursor(id) },
+      );
+      assert.equal(res.status, 200);
+      assert.deepEqual(
+        res.body.errors?.map((e) => [e.message, e.extensions, e.path]),
+        [
+          [
+            'The cursor is not one this API returned.',
+            { code: 'BAD_USER_INPUT' },
+            ['viewer', field, 'nodes'],
+          ],
+        ],
+        `${field} after ${id}`,
+      );
+    }
+  });
+
   it('orders: newest first, with items and money as minor units + currency', async () => {
     const res = await gql(
       t,

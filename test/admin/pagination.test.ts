@@ -1,11 +1,13 @@
 /**
  * Generated from the catalogue: every list operation walks page by page (limit=1, following
- * next_cursor) to exactly what one large page returns, and refuses limit=101.
+ * next_cursor) to exactly what one large page returns, refuses limit=101, and refuses a cursor
+ * naming another school's row (issue #15: keyset paging relative to it would bracket its values).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminOperations } from '../../src/admin/catalogue.ts';
 import { pageItems } from '../../src/admin/schemas.ts';
+import { encodeCursor } from '../../src/domain/pagination.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { api, schoolFixture } from './fixtures.ts';
 import { seedWorld, type World } from './world.ts';
@@ -16,12 +18,17 @@ describe('every list operation paginates', () => {
   let t: TestApp;
   let w: World;
   let call: ReturnType<typeof api>;
+  let other: World;
+  let callOther: ReturnType<typeof api>;
   before(async () => {
     t = await createTestApp();
     const s = await schoolFixture(t);
     w = await seedWorld(t, s, 'a');
     await seedWorld(t, s, 'b');
     call = api(t, await s.token());
+    const o = await schoolFixture(t, 'Other School');
+    other = await seedWorld(t, o, 'o');
+    callOther = api(t, await o.token());
   });
   after(() => t.close());
 
@@ -52,6 +59,30 @@ describe('every list operation paginates', () => {
       const tooBig = await call('GET', `${path}?limit=101`);
       assert.equal(tooBig.status, 422);
       assert.equal(tooBig.body.errors[0].field, 'query.limit');
+    });
+  }
+
+  for (const op of lists) {
+    it(`${op.name}: a cursor naming another school's row is 400 invalid_cursor`, async () => {
+      const otherPath = op.path.replace(/\{(\w+)\}/g, (_, p: string) => other[p]);
+      const theirs = await callOther('GET', `${otherPath}?limit=100`);
+      assert.equal(theirs.status, 200);
+      assert.ok(theirs.body.data.length > 0, `Other School has ${op.name} rows`);
+      const path = op.path.replace(/\{(\w+)\}/g, (_, p: string) => w[p]);
+      for (const row of theirs.body.data as Array<{ id: string }>) {
+        const r = await call('GET', `${path}?limit=1&cursor=${encodeCursor(row.id)}`);
+        assert.equal(r.status, 400, `${op.name} with Other School's ${row.id}`);
+        assert.equal(r.headers.get('content-type'), 'application/problem+json');
+        assert.deepEqual(r.body, {
+          type: 'about:blank',
+          title: 'Bad Request',
+          status: 400,
+          code: 'invalid_cursor',
+          detail: 'The cursor is not one this API returned.',
+          instance: path,
+          request_id: r.headers.get('x-request-id'),
+        });
+      }
     });
   }
 });

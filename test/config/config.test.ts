@@ -121,6 +121,18 @@ describe('configuration from the environment', () => {
     }
   });
 
+  it('METRICS_TOKEN: a Bearer token of at least 32 characters, never echoed when refused', () => {
+    const token = randomBytes(32).toString('base64');
+    assert.equal(loadConfig({ LECTERN_SECRET: SECRET, METRICS_TOKEN: token }).metricsToken, token);
+    assert.equal(loadConfig({ LECTERN_SECRET: SECRET }).metricsToken, undefined);
+    for (const bad of ['short-token', `${'a'.repeat(40)} b`, `${'a'.repeat(40)}"`, `é${'a'.repeat(40)}`]) {
+      assert.equal(
+        configError({ LECTERN_SECRET: SECRET, METRICS_TOKEN: bad }),
+        'METRICS_TOKEN: must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (an RFC 6750 Bearer token)',
+      );
+    }
+  });
+
   it('refuses demo data in production', () => {
     assert.equal(
       configError({ NODE_ENV: 'production', LECTERN_SECRET: SECRET, SEED_DEMO: 'true' }),

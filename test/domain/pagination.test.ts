@@ -45,6 +45,32 @@ describe('cursor pagination over time-sortable ids', () => {
     }
   });
 
+  it('refuses a cursor naming a row outside the query (another school, a filtered-out row), with or without a sort column', async () => {
+    const foreign = await f.db
+      .selectFrom('courses')
+      .select('id')
+      .where('school_id', '=', f.schoolB)
+      .executeTakeFirstOrThrow();
+    const onlyEven = () => query().where('courses.slug', 'in', ['c-2', 'c-4', 'c-6']);
+    const odd = await query()
+      .where('courses.slug', '=', 'c-3')
+      .select('courses.id as odd')
+      .executeTakeFirstOrThrow();
+    for (const options of [{ table: 'courses' }, { table: 'courses', sortColumn: 'slug' }] as const) {
+      for (const [q, id] of [
+        [query, foreign.id],
+        [onlyEven, odd.id],
+        [query, 'crs_00000000000000000000000000'],
+      ] as const) {
+        assert.deepEqual(await problemOf(paginate(q(), { cursor: encodeCursor(id) }, options)), {
+          status: 400,
+          code: 'invalid_cursor',
+          errors: undefined,
+        });
+      }
+    }
+  });
+
   it('defaults to 20 and walks every row exactly once, in id order', async () => {
     const first = await paginate(query(), {}, { table: 'courses' });
     assert.equal(first.data.length, 20);

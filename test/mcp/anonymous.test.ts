@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
+import { encodeCursor } from '../../src/domain/pagination.ts';
 import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
 
 const PUBLIC_TOOLS = ['get_course_outline', 'how_to_authenticate', 'list_upcoming_events', 'search_courses'];
@@ -169,6 +170,51 @@ for (const modern of [false, true]) {
         ],
       );
       assert.doesNotMatch(JSON.stringify(res), /secret-room|Members-only|Past webinar/);
+    });
+
+    it('list_upcoming_events pages with its own cursors; a members-only, past or foreign event as cursor is a tool error', async () => {
+      const first = await client.callTool({
+        name: 'list_upcoming_events',
+        arguments: { school: 'acme', limit: 1 },
+      });
+      const p1 = first.structuredContent as { events: Array<{ title: string }>; nextCursor: string };
+      assert.deepEqual(
+        p1.events.map((e) => e.title),
+        ['Live Q&A'],
+      );
+      const second = await client.callTool({
+        name: 'list_upcoming_events',
+        arguments: { school: 'acme', limit: 1, cursor: p1.nextCursor },
+      });
+      assert.equal(second.isError, undefined);
+      assert.deepEqual(
+        (second.structuredContent as { events: Array<{ title: string }> }).events.map((e) => e.title),
+        ['Office hours'],
+      );
+      const { createEvent } = await import('../../src/domain/events.ts');
+      const { isoIn } = await import('../../src/store/time.ts');
+      const foreign = await createEvent(live.t.runtime.db, seeded.otherSchoolId, {
+        title: `Other school meetup ${modern}`,
+        startsAt: isoIn(86400),
+        endsAt: isoIn(90000),
+      });
+      const hidden = await live.t.runtime.db
+        .selectFrom('events')
+        .select('id')
+        .where('school_id', '=', seeded.schoolId)
+        .where('title', 'in', ['Members-only meetup', 'Past webinar'])
+        .execute();
+      assert.equal(hidden.length, 2);
+      for (const id of [...hidden.map((e) => e.id), foreign.id]) {
+        const res = await client.callTool({
+          name: 'list_upcoming_events',
+          arguments: { school: 'acme', limit: 1, cursor: encodeCursor(id) },
+        });
+        assert.equal(res.isError, true, id);
+        assert.deepEqual(res.content, [
+          { type: 'text', text: 'Bad Request (invalid_cursor): The cursor is not one this API returned.' },
+        ]);
+      }
     });
 
     it('how_to_authenticate links the walkthrough and the discovery documents', async () => {

@@ -60,7 +60,11 @@ describe('/login and /logout', () => {
       await seedDemoData(secure.runtime.db);
       const res = await signIn(new Browser(secure), 'student@example.com');
       assert.equal(res.status, 303);
-      assert.match(res.headers.getSetCookie().find((c) => c.startsWith(SESSION_COOKIE))!, /Secure/);
+      // Named with the __Host- prefix there; exact headers in cookies.test.ts.
+      assert.match(
+        res.headers.getSetCookie().find((c) => c.startsWith(`__Host-${SESSION_COOKIE}=`))!,
+        /Secure/,
+      );
     } finally {
       await secure.close();
     }
