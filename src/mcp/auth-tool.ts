@@ -14,7 +14,7 @@ export const howToAuthenticate = defineTool({
   name: 'how_to_authenticate',
   title: 'How to authenticate',
   description:
-    'Explains how to get an OAuth access token for this server (discovery URLs, client registration, scopes) to unlock member and operator tools; makes no network calls. With sign_in=true and no token, the server answers 401 so your MCP client opens the sign-in page (as=operator, the default, to administer a school; as=member for your own courses and orders, which needs a member app client_id from the school); once signed in it says who you are signed in as.',
+    "Explains how to get an OAuth access token for this server (discovery URLs, client registration, scopes) to unlock member and operator tools; makes no network calls. With sign_in=true and no token, the server answers 401 so your MCP client opens the sign-in page and gets its default scopes: a registered or metadata-document client signs in as a school operator, a member app (client_id from the school) as a member. as=operator or as=member names that audience's scopes in the challenge; as=member works only with a member app. Once signed in it says who you are signed in as.",
   audience: 'public',
   scope: null,
   input: z.object({
@@ -22,7 +22,9 @@ export const howToAuthenticate = defineTool({
     as: z
       .enum(['operator', 'member'])
       .optional()
-      .describe('Sign in to administer a school (operator, default) or as a member for your own data.'),
+      .describe(
+        'Optional: the audience whose scopes the challenge names; operator to administer a school, member (member apps only) for your own data. Omitted: your client’s default.',
+      ),
   }),
   output: z.object({
     walkthrough: z.string(),
@@ -45,12 +47,13 @@ export const howToAuthenticate = defineTool({
       .describe('Who the token speaks for; null without a token.'),
   }),
   annotations: READ_ONLY,
-  anonymousChallenge: (args) =>
-    args.sign_in === true
-      ? args.as === 'member'
-        ? ACCOUNT_CHALLENGE_SCOPES
-        : MCP_CHALLENGE_SCOPES
-      : undefined,
+  // Without `as` the challenge names no scope: each client then asks for none and gets the
+  // default of its own audience (RFC 6749 §3.3), so no client is sent to a scope it is refused.
+  anonymousChallenge: (args) => {
+    if (args.sign_in !== true) return undefined;
+    if (args.as === 'member') return ACCOUNT_CHALLENGE_SCOPES;
+    return args.as === 'operator' ? MCP_CHALLENGE_SCOPES : [];
+  },
   run: async (call) => {
     const guide = authenticationGuide(call.ctx.config.baseUrl);
     const p = call.principal;

@@ -10,7 +10,8 @@ import type { Config } from '../config.ts';
 import { ID_TOKEN_LIFETIME_SECONDS } from '../crypto/signing-keys.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { CODE_LIFETIME_SECONDS } from '../oauth/codes.ts';
-import { ALL_SCOPES, describeScope, scopeAudience } from '../oauth/scopes.ts';
+import { isLoopbackRedirectUri } from '../oauth/redirect-uris.ts';
+import { ALL_SCOPES, describeScope, MCP_CHALLENGE_SCOPES, scopeAudience } from '../oauth/scopes.ts';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from '../oauth/tokens.ts';
 import { loadVendors } from '../oauth/vendors.ts';
 
@@ -50,14 +51,25 @@ function vendorParts(config: Config) {
       .join(', ')
       .replaceAll('|', '\\|');
     const uris = [...v.redirect_uris, ...v.redirect_uri_prefixes.map((p) => `${p}<id>`)];
-    return `| ${names} | \`${v.client_id}\` | ${code(uris)} | ${code(v.metadata_document_urls)} |`;
+    // Registration decides on loopback first (product.md §3): a platform whose callbacks are all
+    // loopback gets a new client there, and uses its fixed client_id without registering.
+    const loopback = v.redirect_uris.filter(isLoopbackRedirectUri).length;
+    const registers =
+      loopback === 0
+        ? `\`${v.client_id}\``
+        : loopback === v.redirect_uris.length
+          ? `a new loopback client_id; use \`${v.client_id}\` without registering`
+          : `\`${v.client_id}\`; loopback ones alone: a new loopback client_id`;
+    return `| ${names} | \`${v.client_id}\` | ${code(uris)} | ${registers} | ${code(v.metadata_document_urls)} |`;
   });
   const table = [
-    '| Platform (`client_name` values recognised) | client_id | Redirect URIs | Its own metadata-document client_id |',
-    '| --- | --- | --- | --- |',
+    '| Platform (`client_name` values recognised) | client_id | Redirect URIs | Registering with these redirect URIs returns | Its own metadata-document client_id |',
+    '| --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
-  const example = vendors.find((v) => v.redirect_uris.length > 0);
+  const example = vendors.find(
+    (v) => v.redirect_uris.length > 0 && !v.redirect_uris.every(isLoopbackRedirectUri),
+  );
   return {
     table: vendors.length > 0 ? table : 'No vendor integrations are configured on this deployment.',
     name: example?.client_name ?? 'Example Platform',
@@ -102,6 +114,7 @@ export function renderAuthMarkdown(config: Config, template = readFileSync(TEMPL
     '{{code_lifetime}}': duration(CODE_LIFETIME_SECONDS),
     '{{id_token_lifetime}}': duration(ID_TOKEN_LIFETIME_SECONDS),
     '{{access_token_seconds}}': String(ACCESS_TOKEN_LIFETIME_SECONDS),
+    '{{operator_default_scopes}}': MCP_CHALLENGE_SCOPES.join(' '),
     '{base_url_encoded}': encodeURIComponent(config.baseUrl),
     '{base_url}': config.baseUrl,
   };
@@ -117,7 +130,7 @@ export function renderLlmsTxt(config: Config): string {
 
 > Online course schools on one origin, ${b}: an OAuth 2.0 / OpenID Connect authorization server (authorization code + PKCE S256), an admin REST API for school operators, an Account GraphQL API for members, and an MCP endpoint.
 
-Start with the authentication walkthrough: it says how to obtain a client_id, which scopes exist and which audience may use them. The agent-authentication extension (identity assertion, claim ceremony) is not supported.
+Start with the authentication walkthrough: it says how to obtain a client_id, which scopes exist and which audience may use them. Registered, loopback and metadata-document clients act for school operators; a member's own data needs the client_id of a member app the school created. Ask for no scope to get your client's default. The agent-authentication extension (identity assertion, claim ceremony) is not supported.
 
 ## Docs
 

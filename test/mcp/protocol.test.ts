@@ -135,20 +135,25 @@ describe('MCP endpoint: authentication, scope gate, protocol errors, CORS', () =
     );
   });
 
-  it('how_to_authenticate with sign_in=true is a 401 on purpose, with the scopes of the audience asked for', async () => {
+  it('how_to_authenticate with sign_in=true is a 401 on purpose: no scope (each client its default) or the named audience’s', async () => {
     const call = (args: Record<string, unknown>) => ({
       jsonrpc: '2.0',
       id: 3,
       method: 'tools/call',
       params: { name: 'how_to_authenticate', arguments: args },
     });
-    const operator = await postMcp(live, call({ sign_in: true }));
+    // No scope named: a registered client asks for none and gets the operator default, a member
+    // app the member default (RFC 6749 §3.3); neither is sent to a scope it is refused.
+    const any = await postMcp(live, call({ sign_in: true }));
+    assert.equal(any.status, 401);
+    assert.equal(any.headers.get('www-authenticate'), `Bearer resource_metadata="${prm}"`);
+    assert.equal((await any.json()).error.message, 'Sign in to use more tools.');
+    const operator = await postMcp(live, call({ sign_in: true, as: 'operator' }));
     assert.equal(operator.status, 401);
     assert.equal(
       operator.headers.get('www-authenticate'),
       `Bearer resource_metadata="${prm}", scope="${MCP_CHALLENGE_SCOPES.join(' ')}"`,
     );
-    assert.equal((await operator.json()).error.message, 'Sign in to use more tools.');
     const member = await postMcp(live, call({ sign_in: true, as: 'member' }));
     assert.equal(member.status, 401);
     assert.equal(

@@ -26,6 +26,37 @@ describe('/auth.md and /llms.txt (spec §1, §5.1)', () => {
     assert.doesNotMatch(text, /lectern\.test/);
   });
 
+  it('the vendor table says what registering with each platform’s redirect URIs really returns', async () => {
+    const text = await (await t.request('/auth.md')).text();
+    const rows = [...text.matchAll(/^\| ([^|]+) \| `([^`]+)` \| ([^|]+) \| ([^|]+) \| [^|]+ \|$/gm)];
+    assert.ok(rows.length >= 8, `vendor rows: ${rows.length}`);
+    const register = async (name: string, redirect: string) => {
+      const res = await t.request('/api/oauth/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: name, redirect_uris: [redirect] }),
+      });
+      assert.equal(res.status, 201, `${name}: ${await res.clone().text()}`);
+      return (await res.json()).client_id as string;
+    };
+    for (const [, names, clientId, uris, returns] of rows) {
+      const name = names.split(',')[0].trim();
+      const listed = [...uris.matchAll(/`([^`<]+)`/g)].map((m) => m[1]);
+      const loopback = listed.filter(
+        (u) => u.startsWith('http://127.0.0.1') || u.startsWith('http://localhost'),
+      );
+      const fixed = listed.filter((u) => !loopback.includes(u));
+      if (fixed.length > 0) {
+        assert.ok(returns.startsWith(`\`${clientId}\``), name);
+        assert.equal(await register(name, fixed[0]), clientId, name);
+      }
+      if (loopback.length > 0) {
+        assert.match(returns, /a new loopback client_id/, name);
+        assert.notEqual(await register(name, loopback[0]), clientId, name);
+      }
+    }
+  });
+
   it('follows the order of spec §5.1 and covers every route of spec §5.2', async () => {
     const text = await (await t.request('/auth.md')).text();
     const order = [
