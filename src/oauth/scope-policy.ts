@@ -138,8 +138,8 @@ function operatorScopes(client: OAuthClient, requested: string[]): string[] {
  */
 export function narrowScopes(granted: readonly string[], requestedValue: string | undefined): string[] {
   if (requestedValue === undefined) return [...granted];
-  const requested = parseScopes(requestedValue);
-  if (requested.length === 0) throw new OAuthError('invalid_scope', 'The scope parameter is empty.');
+  if (requestedValue.trim() === '') throw new OAuthError('invalid_scope', 'The scope parameter is empty.');
+  const requested = requestedScopes(requestedValue);
   const have = new Set(granted);
   const beyond = requested.filter((s) => !have.has(s));
   if (beyond.length > 0) {

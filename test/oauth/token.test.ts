@@ -421,6 +421,41 @@ describe('POST /api/oauth/token', () => {
       assert.equal(back.body.scope, 'openid courses:read courses:write');
     });
 
+    it('RFC 6749 §3.3 scope strings at authorize and refresh: empty or unknown names → invalid_scope; a repeat counts once (an empty parameter is omitted, §3.1)', async () => {
+      const repeated = await obtainTokens(t, {
+        clientId: loopback,
+        scopes: ['openid', 'courses:read', 'courses:read'],
+        user: 'owner@example.com',
+      });
+      assert.equal(repeated.scope, 'openid courses:read');
+      let refresh = repeated.refresh_token;
+      for (const [scope, pattern] of [
+        [' ', /empty/],
+        [' courses:read', /malformed/],
+        ['openid  courses:read', /malformed/],
+        ['courses:read ', /malformed/],
+        ['courses:read bogus:scope', /bogus:scope/],
+      ] as const) {
+        const bad = await exchange({
+          grant_type: 'refresh_token',
+          refresh_token: refresh,
+          client_id: loopback,
+          scope,
+        });
+        assertOAuthError(bad.res, bad.body, 400, 'invalid_scope', pattern);
+      }
+      const twice = await exchange({
+        grant_type: 'refresh_token',
+        refresh_token: refresh,
+        client_id: loopback,
+        scope: 'courses:read courses:read',
+      });
+      assert.equal(twice.res.status, 200, JSON.stringify(twice.body));
+      assert.equal(twice.body.scope, 'courses:read');
+      refresh = twice.body.refresh_token;
+      assert.ok(refresh);
+    });
+
     it('a refresh token is bound to its client and its resource', async () => {
       const first = await obtainTokens(t, {
         clientId: loopback,
