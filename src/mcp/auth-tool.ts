@@ -3,6 +3,15 @@ import { findSchoolById } from '../domain/schools.ts';
 import { ACCOUNT_CHALLENGE_SCOPES, formatScopes, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { authenticationGuide } from './instructions.ts';
 import { defineTool, READ_ONLY } from './tool.ts';
+import { toolInput } from './tool-input.ts';
+
+const input = toolInput({
+  sign_in: z.boolean().optional().describe('true: ask your MCP client to sign you in.'),
+  as: z
+    .enum(['operator', 'member'])
+    .optional()
+    .describe('Sign in to administer a school (operator, default) or as a member for your own data.'),
+});
 
 /**
  * `how_to_authenticate`: the walkthrough as data, and the way in for clients that start OAuth
@@ -17,13 +26,7 @@ export const howToAuthenticate = defineTool({
     'Explains how to get an OAuth access token for this server (discovery URLs, client registration, scopes) to unlock member and operator tools; makes no network calls. With sign_in=true and no token, the server answers 401 so your MCP client opens the sign-in page (as=operator, the default, to administer a school; as=member for your own courses and orders, which needs a member app client_id from the school); once signed in it says who you are signed in as.',
   audience: 'public',
   scope: null,
-  input: z.object({
-    sign_in: z.boolean().optional().describe('true: ask your MCP client to sign you in.'),
-    as: z
-      .enum(['operator', 'member'])
-      .optional()
-      .describe('Sign in to administer a school (operator, default) or as a member for your own data.'),
-  }),
+  input,
   output: z.object({
     walkthrough: z.string(),
     protectedResourceMetadata: z.string(),
@@ -45,8 +48,9 @@ export const howToAuthenticate = defineTool({
       .describe('Who the token speaks for; null without a token.'),
   }),
   annotations: READ_ONLY,
+  // Arguments the schema refuses get that error first, not a sign-in for the wrong audience.
   anonymousChallenge: (args) =>
-    args.sign_in === true
+    args.sign_in === true && input.safeParse(args).success
       ? args.as === 'member'
         ? ACCOUNT_CHALLENGE_SCOPES
         : MCP_CHALLENGE_SCOPES
