@@ -1,9 +1,13 @@
+import { type ExpressionBuilder, sql } from 'kysely';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
+import type { Database } from '../store/schema.ts';
+import { isoNow } from '../store/time.ts';
 import { type Course, findCourseBySlug, searchCatalogue } from './courses.ts';
 import { getCurriculum } from './curriculum.ts';
 import { listUpcomingPublicEvents } from './events.ts';
-import type { PageParams } from './pagination.ts';
+import { type PageParams, paginate } from './pagination.ts';
+import { likePattern } from './posts.ts';
 import { findSchoolBySubdomain, type School } from './schools.ts';
 
 /**
@@ -53,6 +57,74 @@ export async function publicSchool(db: Db | Tx, subdomain: string): Promise<Scho
   const school = await findSchoolBySubdomain(db, subdomain.trim());
   if (!school) throw problems.notFound(`No school has the subdomain "${subdomain}".`);
   return school;
+}
+
+/** A school with a public catalogue, and how much of it there is. */
+export interface PublicSchoolEntry extends PublicSchool {
+  publishedCourses: number;
+  upcomingEvents: number;
+}
+
+/**
+ * What makes a school's catalogue public: at least one published course, or one scheduled public
+ * event that has not ended (what list_upcoming_events shows). A school with neither is never
+ * listed, so the listing reveals nothing the other anonymous tools would not.
+ */
+function publicParts(eb: ExpressionBuilder<Database, 'schools'>, now: string) {
+  const courses = eb
+    .selectFrom('courses')
+    .whereRef('courses.school_id', '=', 'schools.id')
+    .where('courses.status', '=', 'published');
+  const events = eb
+    .selectFrom('events')
+    .whereRef('events.school_id', '=', 'schools.id')
+    .where('events.status', '=', 'scheduled')
+    .where('events.visibility', '=', 'public')
+    .where('events.ends_at', '>', now);
+  return { courses, events };
+}
+
+/** Schools with a public catalogue by name (or subdomain) text, in name order, a page at a time. */
+export async function listPublicSchools(
+  db: Db | Tx,
+  query: string | undefined,
+  page: PageParams = {},
+): Promise<{ schools: PublicSchoolEntry[]; nextCursor: string | null }> {
+  const now = isoNow();
+  let q = db
+    .selectFrom('schools')
+    .select(['schools.id', 'schools.name', 'schools.subdomain'])
+    .select((eb) => {
+      const { courses, events } = publicParts(eb, now);
+      return [
+        courses.select(sql<number>`count(*)`.as('n')).as('published_courses'),
+        events.select(sql<number>`count(*)`.as('n')).as('upcoming_events'),
+      ];
+    })
+    .where((eb) => {
+      const { courses, events } = publicParts(eb, now);
+      return eb.or([eb.exists(courses.select('courses.id')), eb.exists(events.select('events.id'))]);
+    });
+  if (query?.trim()) {
+    const like = likePattern(query);
+    q = q.where((eb) =>
+      eb.or([
+        eb(sql`lower(schools.name)`, 'like', sql`${like} escape '\\'`),
+        eb(sql`lower(schools.subdomain)`, 'like', sql`${like} escape '\\'`),
+      ]),
+    );
+  }
+  const found = await paginate(q, page, { table: 'schools', sortColumn: 'name' });
+  return {
+    schools: found.data.map((row) => ({
+      subdomain: row.subdomain,
+      name: row.name,
+      // PostgreSQL counts are bigint, read back as text.
+      publishedCourses: Number(row.published_courses ?? 0),
+      upcomingEvents: Number(row.upcoming_events ?? 0),
+    })),
+    nextCursor: found.next_cursor,
+  };
 }
 
 /** The public face of a school row. */

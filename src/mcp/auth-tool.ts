@@ -3,6 +3,17 @@ import { findSchoolById } from '../domain/schools.ts';
 import { ACCOUNT_CHALLENGE_SCOPES, formatScopes, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { authenticationGuide } from './instructions.ts';
 import { defineTool, READ_ONLY } from './tool.ts';
+import { toolInput } from './tool-input.ts';
+
+const input = toolInput({
+  sign_in: z.boolean().optional().describe('true: ask your MCP client to sign you in.'),
+  as: z
+    .enum(['operator', 'member'])
+    .optional()
+    .describe(
+      'Optional: the audience whose scopes the challenge names; operator to administer a school, member (member apps only) for your own data. Omitted: your client’s default.',
+    ),
+});
 
 /**
  * `how_to_authenticate`: the walkthrough as data, and the way in for clients that start OAuth
@@ -17,15 +28,7 @@ export const howToAuthenticate = defineTool({
     "Explains how to get an OAuth access token for this server (discovery URLs, client registration, scopes) to unlock member and operator tools; makes no network calls. With sign_in=true and no token, the server answers 401 so your MCP client opens the sign-in page and gets its default scopes: a registered or metadata-document client signs in as a school operator, a member app (client_id from the school) as a member. as=operator or as=member names that audience's scopes in the challenge; as=member works only with a member app. Once signed in it says who you are signed in as.",
   audience: 'public',
   scope: null,
-  input: z.object({
-    sign_in: z.boolean().optional().describe('true: ask your MCP client to sign you in.'),
-    as: z
-      .enum(['operator', 'member'])
-      .optional()
-      .describe(
-        'Optional: the audience whose scopes the challenge names; operator to administer a school, member (member apps only) for your own data. Omitted: your client’s default.',
-      ),
-  }),
+  input,
   output: z.object({
     walkthrough: z.string(),
     protectedResourceMetadata: z.string(),
@@ -47,10 +50,11 @@ export const howToAuthenticate = defineTool({
       .describe('Who the token speaks for; null without a token.'),
   }),
   annotations: READ_ONLY,
-  // Without `as` the challenge names no scope: each client then asks for none and gets the
-  // default of its own audience (RFC 6749 §3.3), so no client is sent to a scope it is refused.
+  // Arguments the schema refuses get that error first, not a sign-in. Without `as` the
+  // challenge names no scope: each client then asks for none and gets the default of its own
+  // audience (RFC 6749 §3.3), so no client is sent to a scope it is refused.
   anonymousChallenge: (args) => {
-    if (args.sign_in !== true) return undefined;
+    if (args.sign_in !== true || !input.safeParse(args).success) return undefined;
     if (args.as === 'member') return ACCOUNT_CHALLENGE_SCOPES;
     return args.as === 'operator' ? MCP_CHALLENGE_SCOPES : [];
   },

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { EventRegistration } from '../domain/event-registrations.ts';
 import { loadSchoolEvents, type MemberScope } from '../domain/member-account.ts';
 import type { MemberEnrollment } from '../domain/member-reads.ts';
-import { MAX_PAGE_LIMIT } from '../domain/pagination.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
 import type { ToolCall } from './tool.ts';
@@ -19,15 +18,6 @@ export function memberScope(call: ToolCall): MemberScope {
   if (!call.principal) throw problems.forbidden('This tool needs a member access token.');
   return { schoolId: call.principal.schoolId, userId: call.principal.userId };
 }
-
-export const limitArg = z
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_PAGE_LIMIT)
-  .optional()
-  .describe('Page size, 1-100 (default 20).');
-export const cursorArg = z.string().max(200).optional().describe('nextCursor of the previous page.');
 
 /** An enrollment as the member tools show it (the Account API's `enrolledCourses` fields). */
 export const enrollmentShape = z.object({

@@ -10,9 +10,7 @@ import {
 import { listMemberEnrollmentSummaries } from '../domain/member-reads.ts';
 import { problems } from '../errors/problem-error.ts';
 import {
-  cursorArg,
   enrollmentShape,
-  limitArg,
   memberScope,
   registrationShape,
   toEnrollment,
@@ -20,6 +18,7 @@ import {
 } from './member-shapes.ts';
 import { MEMBER_WRITE_TOOLS } from './member-write-tools.ts';
 import { type AnyMcpTool, defineTool, READ_ONLY } from './tool.ts';
+import { cursorArg, limitArg, toolInput } from './tool-input.ts';
 
 /** The member's reads (`account:read`), over the Account API's domain functions. */
 
@@ -30,7 +29,7 @@ const myCourses = defineTool({
     'The courses you are enrolled in at your school, with access expiry, progress percent and the lecture you watched last.',
   audience: 'member',
   scope: 'account:read',
-  input: z.object({
+  input: toolInput({
     state: z.enum(ENROLLMENT_STATES).optional().describe('Only enrollments in this state.'),
     limit: limitArg,
     cursor: cursorArg,
@@ -57,7 +56,9 @@ const myCourseProgress = defineTool({
     'Your progress in one course you are enrolled in, lecture by lecture (lecture ids for record_progress included).',
   audience: 'member',
   scope: 'account:read',
-  input: z.object({ course: z.string().min(1).max(200).describe('The course slug (or id).') }),
+  input: toolInput({
+    course: z.string().min(1).max(200).describe('The course slug (or id).'),
+  }),
   output: z.object({
     enrollment: enrollmentShape,
     sections: z.array(
@@ -113,7 +114,7 @@ const myOrders = defineTool({
     'Your orders at your school, newest first, with items and amounts (minor units of the currency).',
   audience: 'member',
   scope: 'account:read',
-  input: z.object({ limit: limitArg, cursor: cursorArg }),
+  input: toolInput({ limit: limitArg, cursor: cursorArg }),
   output: z.object({
     orders: z.array(
       z.object({
@@ -173,7 +174,7 @@ const myRegistrations = defineTool({
   description: 'The events you registered for at your school, with their times and how to join.',
   audience: 'member',
   scope: 'account:read',
-  input: z.object({ limit: limitArg, cursor: cursorArg }),
+  input: toolInput({ limit: limitArg, cursor: cursorArg }),
   output: z.object({ registrations: z.array(registrationShape), nextCursor: z.string().nullable() }),
   annotations: READ_ONLY,
   run: async (call, input) => {

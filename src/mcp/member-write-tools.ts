@@ -12,6 +12,7 @@ import {
   toRegistrations,
 } from './member-shapes.ts';
 import { type AnyMcpTool, defineTool } from './tool.ts';
+import { toolInput } from './tool-input.ts';
 
 /** The member's changes (`account:write`), over the Account API's domain functions. */
 
@@ -22,14 +23,19 @@ const recordProgress = defineTool({
     'Records where you are in a lecture of a course you are enrolled in (position in seconds; completed=true marks it done). Completed lectures stay completed.',
   audience: 'member',
   scope: 'account:write',
-  input: z.object({
+  input: toolInput({
     lectureId: z
       .string()
       .min(1)
       .max(64)
       .describe('A lecture id from my_course_progress or get_course_outline.'),
-    positionSeconds: z.number().int().min(0).max(1_000_000),
-    completed: z.boolean().optional(),
+    positionSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .describe('Where you are in the lecture, in seconds.'),
+    completed: z.boolean().optional().describe('true marks the lecture completed.'),
   }),
   output: z.object({
     enrollment: enrollmentShape,
@@ -57,7 +63,13 @@ const registerForEvent = defineTool({
     'Registers you for an event of your school (ids from list_upcoming_events). Registering twice is harmless; a full, canceled or ended event is refused.',
   audience: 'member',
   scope: 'account:write',
-  input: z.object({ eventId: z.string().min(1).max(64) }),
+  input: toolInput({
+    eventId: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe('An event id from list_upcoming_events or my_event_registrations.'),
+  }),
   output: z.object({ registration: registrationShape }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async (call, input) => {
@@ -75,7 +87,9 @@ const cancelRegistration = defineTool({
   description: 'Gives up your seat at an event of your school that has not ended.',
   audience: 'member',
   scope: 'account:write',
-  input: z.object({ eventId: z.string().min(1).max(64) }),
+  input: toolInput({
+    eventId: z.string().min(1).max(64).describe('The event id, as my_event_registrations shows it.'),
+  }),
   output: z.object({ registration: registrationShape }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   run: async (call, input) => {

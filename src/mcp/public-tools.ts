@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MAX_PAGE_LIMIT } from '../domain/pagination.ts';
 import {
+  listPublicSchools,
   publicCourseOutline,
   publicSchool,
   searchPublicCourses,
@@ -11,21 +11,35 @@ import { findSchoolById, type School } from '../domain/schools.ts';
 import { problems } from '../errors/problem-error.ts';
 import { howToAuthenticate } from './auth-tool.ts';
 import { type AnyMcpTool, defineTool, READ_ONLY, type ToolCall } from './tool.ts';
+import { cursorArg, limitArg, toolInput } from './tool-input.ts';
 
-const schoolArg = z
-  .string()
+/**
+ * The school argument, per caller (issue #11): without a token nothing names a school, so it is
+ * required and the schema says so; with one it defaults to the token's school. Each caller is
+ * listed, and validated against, its own variant (McpTool.anonymousInput).
+ */
+const SUBDOMAIN = z.string().min(1).max(63);
+const schoolWithToken = SUBDOMAIN.optional().describe(
+  'The school\'s subdomain, e.g. "demo". Optional: defaults to the token\'s school; name another school to read its public catalogue.',
+);
+const schoolRequired = z
+  .string({
+    error: (issue) =>
+      issue.input === undefined
+        ? 'required without a token: name the school by its subdomain, e.g. "demo" (list_schools lists the schools with a public catalogue)'
+        : undefined,
+  })
   .min(1)
   .max(63)
-  .optional()
-  .describe('The school\'s subdomain, e.g. "demo". Optional with a token: defaults to the token\'s school.');
-const limitArg = z
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_PAGE_LIMIT)
-  .optional()
-  .describe('Page size, 1-100 (default 20).');
-const cursorArg = z.string().max(200).optional().describe('next_cursor of the previous page.');
+  .describe('The school\'s subdomain, e.g. "demo"; list_schools lists the schools with a public catalogue.');
+
+/** A public tool's input for token holders and for anonymous callers, from one shape. */
+function schoolInputs<S extends z.core.$ZodLooseShape>(shape: S) {
+  return {
+    input: toolInput({ school: schoolWithToken, ...shape }),
+    anonymousInput: toolInput({ school: schoolRequired, ...shape }),
+  };
+}
 
 const publicSchoolShape = z.object({ name: z.string(), subdomain: z.string() });
 const publicCourseShape = z.object({
@@ -40,17 +54,48 @@ const publicCourseShape = z.object({
   lecturers: z.array(z.string()),
 });
 
-/** The school a public tool reads: the named one, else the token's, else an argument error. */
+/** The school a public tool reads: the named one, else the token's (anonymous calls name one). */
 async function schoolOf(call: ToolCall, subdomain: string | undefined): Promise<School> {
   if (subdomain !== undefined) return publicSchool(call.ctx.db, subdomain);
-  if (call.principal) {
-    const school = await findSchoolById(call.ctx.db, call.principal.schoolId);
-    if (school) return school;
-  }
-  throw problems.validation([
-    { field: 'school', message: 'name the school by its subdomain (required without a token)' },
-  ]);
+  const school = call.principal && (await findSchoolById(call.ctx.db, call.principal.schoolId));
+  // Unreachable through the schemas; kept so a direct caller gets the same answer.
+  if (!school) throw problems.validation([{ field: 'school', message: 'name the school by its subdomain' }]);
+  return school;
 }
+
+const listSchools = defineTool({
+  name: 'list_schools',
+  title: 'List schools with a public catalogue',
+  description:
+    'The schools whose catalogue anyone may read (at least one published course or upcoming public event), by name, with their subdomain for the school argument of search_courses, get_course_outline and list_upcoming_events. Public: no sign-in needed.',
+  audience: 'public',
+  scope: null,
+  input: toolInput({
+    query: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('Words to look for in the name or subdomain; omit to list all.'),
+    limit: limitArg,
+    cursor: cursorArg,
+  }),
+  output: z.object({
+    schools: z.array(
+      z.object({
+        subdomain: z.string().describe('Pass as school to the other public tools.'),
+        name: z.string(),
+        publishedCourses: z.number().int(),
+        upcomingEvents: z.number().int().describe('Scheduled public events that have not ended.'),
+      }),
+    ),
+    nextCursor: z.string().nullable(),
+  }),
+  annotations: READ_ONLY,
+  run: (call, input) =>
+    listPublicSchools(call.ctx.db, input.query, { limit: input.limit, cursor: input.cursor }),
+  summarize: (out) =>
+    `${out.schools.length} school(s) with a public catalogue${out.schools.length ? `: ${out.schools.map((s) => `${s.subdomain} (${s.name})`).join(', ')}` : ''}${out.nextCursor ? ' (more: pass nextCursor as cursor)' : ''}.`,
+});
 
 const searchCourses = defineTool({
   name: 'search_courses',
@@ -59,8 +104,7 @@ const searchCourses = defineTool({
     'Searches the published courses of a school by text in the title, slug or description (omit query to list them all). Public: no sign-in needed.',
   audience: 'public',
   scope: null,
-  input: z.object({
-    school: schoolArg,
+  ...schoolInputs({
     query: z.string().max(200).optional().describe('Words to look for; omit to list every published course.'),
     limit: limitArg,
     cursor: cursorArg,
@@ -90,9 +134,8 @@ const courseOutline = defineTool({
     'The outline of a published course: its sections and lectures with titles, types, durations and which are free previews. No lecture content. Public.',
   audience: 'public',
   scope: null,
-  input: z.object({
-    school: schoolArg,
-    course: z.string().min(1).max(200).describe('The course slug, as returned by search_courses.'),
+  ...schoolInputs({
+    course: z.string().min(1).max(200).describe('The course slug (courses[].slug of search_courses).'),
   }),
   output: z.object({
     school: publicSchoolShape,
@@ -130,7 +173,7 @@ const upcomingEvents = defineTool({
   description: 'Scheduled public events of a school that have not ended yet, soonest first. Public.',
   audience: 'public',
   scope: null,
-  input: z.object({ school: schoolArg, limit: limitArg, cursor: cursorArg }),
+  ...schoolInputs({ limit: limitArg, cursor: cursorArg }),
   output: z.object({
     school: publicSchoolShape,
     events: z.array(
@@ -162,6 +205,7 @@ const upcomingEvents = defineTool({
 
 /** The anonymous tools, listed for everyone. */
 export const PUBLIC_TOOLS: readonly AnyMcpTool[] = [
+  listSchools,
   searchCourses,
   courseOutline,
   upcomingEvents,

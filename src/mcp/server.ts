@@ -40,15 +40,28 @@ export async function runTool(tool: AnyMcpTool, call: ToolCall, args: unknown): 
   }
 }
 
-const schemas = new WeakMap<AnyMcpTool, { input: JsonCarryingSchema; output: JsonCarryingSchema }>();
+interface ToolSchemas {
+  input: JsonCarryingSchema;
+  anonymousInput: JsonCarryingSchema;
+  output: JsonCarryingSchema;
+}
+const schemas = new WeakMap<AnyMcpTool, ToolSchemas>();
 
 /** A tool's schemas with their JSON Schema converted once per process (see schema-cache.ts). */
-function schemasOf(tool: AnyMcpTool) {
+function schemasOf(tool: AnyMcpTool): ToolSchemas {
   let s = schemas.get(tool);
   if (!s) {
-    const wrap = (schema: JsonCarryingSchema) =>
-      schema['~standard'].vendor === 'lectern' ? schema : cachedJsonSchema(schema);
-    s = { input: wrap(tool.input), output: wrap(tool.output) };
+    // Tools hold zod schemas or our own JSON-carrying ones (operator tools); both are Standard Schemas.
+    const wrap = (schema: unknown) => {
+      const std = schema as JsonCarryingSchema;
+      return std['~standard'].vendor === 'lectern' ? std : cachedJsonSchema(std);
+    };
+    const input = wrap(tool.input);
+    s = {
+      input,
+      anonymousInput: tool.anonymousInput ? wrap(tool.anonymousInput) : input,
+      output: wrap(tool.output),
+    };
     schemas.set(tool, s);
   }
   return s;
@@ -69,7 +82,10 @@ export function buildServer(
   });
   const call: ToolCall = { ctx, principal };
   for (const tool of tools) {
-    const { input, output } = schemasOf(tool);
+    const s = schemasOf(tool);
+    // The schema listed is the one enforced: per caller, as the tool list itself (issue #11).
+    const input = principal ? s.input : s.anonymousInput;
+    const output = s.output;
     server.registerTool(
       tool.name,
       {

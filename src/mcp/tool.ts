@@ -34,6 +34,11 @@ export interface McpTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   /** The one scope a token needs; null for public tools. */
   readonly scope: string | null;
   readonly input: I;
+  /**
+   * The arguments for a caller without a token, when they differ from `input` (an argument the
+   * token would default, such as `school`, is required instead). Listed and enforced for them.
+   */
+  readonly anonymousInput?: z.ZodObject;
   readonly output: O;
   readonly annotations: ToolHints;
   readonly run: (call: ToolCall, input: z.output<I>) => Promise<z.input<O>>;

@@ -4,7 +4,13 @@ import type { Client } from '@modelcontextprotocol/client';
 import { encodeCursor } from '../../src/domain/pagination.ts';
 import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
 
-const PUBLIC_TOOLS = ['get_course_outline', 'how_to_authenticate', 'list_upcoming_events', 'search_courses'];
+const PUBLIC_TOOLS = [
+  'get_course_outline',
+  'how_to_authenticate',
+  'list_schools',
+  'list_upcoming_events',
+  'search_courses',
+];
 
 for (const modern of [false, true]) {
   const era = modern ? '2026-07-28 (negotiated)' : '2025-11-25 (initialize)';
@@ -239,7 +245,7 @@ for (const modern of [false, true]) {
       assert.equal(res.isError, true);
       assert.match(
         (res.content as Array<{ text: string }>)[0].text,
-        /school: name the school by its subdomain/,
+        /school: required without a token: name the school by its subdomain, e\.g\. "demo" \(list_schools lists/,
       );
     });
   });

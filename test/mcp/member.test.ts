@@ -4,7 +4,13 @@ import { InsufficientScopeError } from '@modelcontextprotocol/client';
 import { issueTestToken } from '../support/tokens.ts';
 import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
 
-const PUBLIC_TOOLS = ['get_course_outline', 'how_to_authenticate', 'list_upcoming_events', 'search_courses'];
+const PUBLIC_TOOLS = [
+  'get_course_outline',
+  'how_to_authenticate',
+  'list_schools',
+  'list_upcoming_events',
+  'search_courses',
+];
 const MEMBER_READ = ['my_course_progress', 'my_courses', 'my_event_registrations', 'my_orders'];
 const MEMBER_WRITE = ['cancel_event_registration', 'record_progress', 'register_for_event'];
 

@@ -44,6 +44,7 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
     assert.deepEqual(anonymous.tools.map((t) => t.name).sort(), [
       'get_course_outline',
       'how_to_authenticate',
+      'list_schools',
       'list_upcoming_events',
       'search_courses',
     ]);
@@ -109,7 +110,7 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
     const transport = new StreamableHTTPClientTransport(live.mcpUrl, { authProvider: provider });
     const client = new Client({ name: 'sign-in-agent', version: '1.0.0' });
     await client.connect(transport);
-    assert.equal((await client.listTools()).tools.length, 4);
+    assert.equal((await client.listTools()).tools.length, 5);
     const res = await callWithAuth(client, transport, provider, 'how_to_authenticate', { sign_in: true });
     const out = res.structuredContent as {
       signedIn: { audience: string; school: { subdomain: string }; scopes: string };

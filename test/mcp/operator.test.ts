@@ -6,7 +6,13 @@ import { hasScope, MCP_CHALLENGE_SCOPES, OPERATOR_SCOPES } from '../../src/oauth
 import { issueTestToken } from '../support/tokens.ts';
 import { connectClient, type LiveApp, postMcp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
 
-const PUBLIC_TOOLS = ['get_course_outline', 'how_to_authenticate', 'list_upcoming_events', 'search_courses'];
+const PUBLIC_TOOLS = [
+  'get_course_outline',
+  'how_to_authenticate',
+  'list_schools',
+  'list_upcoming_events',
+  'search_courses',
+];
 type Text = Array<{ type: string; text: string }>;
 
 /** What a token with these scopes must list: the public tools plus every JSON operation it may run. */
