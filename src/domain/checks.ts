@@ -2,6 +2,19 @@ import { type FieldError, ProblemError, problems } from '../errors/problem-error
 import type { Db, Tx } from '../store/database.ts';
 
 /**
+ * The largest amount of money, in minor units, any price, discount or order figure may be: a
+ * billion in two-decimal currencies. Both engines store money as 64-bit integers (migration 0006),
+ * and this bound keeps every sum we compute far inside JavaScript's exact integers (2^53).
+ */
+export const MAX_AMOUNT = 100_000_000_000;
+
+/**
+ * The largest count (redemption limits and any other unbounded integer) a client may set: the
+ * largest PostgreSQL `integer`, so a count is stored as the same number on both engines.
+ */
+export const MAX_COUNT = 2_147_483_647;
+
+/**
  * Input checks shared by the domain modules. Surfaces validate with zod first; these keep the
  * domain safe on its own (seed, CLI, MCP), so bad input is a 422 and never a 500.
  */
@@ -27,13 +40,23 @@ export class Checks {
     return value;
   }
 
-  /** An integer in [min, max]. */
-  int(field: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  /** An integer in [min, max]; by default a count (0 to MAX_COUNT), which fits every integer column. */
+  int(field: string, value: unknown, min = 0, max = MAX_COUNT): number {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
       this.errors.push({ field, message: `must be an integer from ${min} to ${max}` });
       return min;
     }
     return value;
+  }
+
+  /** An amount of money in minor units, from `min` to MAX_AMOUNT. */
+  amount(field: string, value: unknown, min = 0): number {
+    return this.int(field, value, min, MAX_AMOUNT);
+  }
+
+  /** A count, from `min` to MAX_COUNT. */
+  count(field: string, value: unknown, min = 0): number {
+    return this.int(field, value, min, MAX_COUNT);
   }
 
   /** One of the allowed values. */
