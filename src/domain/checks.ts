@@ -1,3 +1,4 @@
+import { PostgresAdapter, sql } from 'kysely';
 import { type FieldError, ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 
@@ -146,6 +147,31 @@ export function isUniqueViolation(err: unknown): boolean {
   if (!e) return false;
   if (e.code === '23505') return true;
   return e.errcode === 2067 || e.errcode === 1555 || /UNIQUE constraint failed/.test(e.message ?? '');
+}
+
+/**
+ * Holds one row of a school-owned table for the rest of the transaction, so concurrent
+ * read-then-write sequences on it (a course's lecturers or curriculum, a person's lecturer
+ * profile) run one after the other instead of colliding on a unique key, deadlocking or
+ * interleaving. PostgreSQL: SELECT … FOR UPDATE, a row lock that writes no new row version (so a
+ * REPEATABLE READ If-Match update of the same row is not failed by it). SQLite: a no-op UPDATE,
+ * which takes the database's write lock now rather than at the transaction's first write. False
+ * when the school has no such row.
+ */
+export async function lockRow(
+  tx: Tx,
+  table: 'courses' | 'memberships',
+  schoolId: string,
+  where: { id: string } | { user_id: string },
+): Promise<boolean> {
+  const [column, value] = 'id' in where ? ['id', where.id] : ['user_id', where.user_id];
+  const match = sql`school_id = ${schoolId} and ${sql.ref(column)} = ${value}`;
+  if (tx.getExecutor().adapter instanceof PostgresAdapter) {
+    const { rows } = await sql`select 1 from ${sql.table(table)} where ${match} for update`.execute(tx);
+    return rows.length > 0;
+  }
+  const result = await sql`update ${sql.table(table)} set updated_at = updated_at where ${match}`.execute(tx);
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /** Runs fn in a transaction: the caller's if it is one, else a new one. */

@@ -3,7 +3,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, isUniqueViolation, slugTaken, withTransaction } from './checks.ts';
+import { Checks, isUniqueViolation, lockRow, slugTaken, withTransaction } from './checks.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { CoursesTable } from './tables.ts';
 
@@ -273,6 +273,8 @@ export async function updateCourse(
   if (patch.imageUrl !== undefined) set.image_url = c.url('imageUrl', patch.imageUrl);
   c.done();
   return withTransaction(db, async (tx) => {
+    // Concurrent updates of one course queue here, so replacing its lecturers cannot collide.
+    await lockRow(tx, 'courses', schoolId, { id });
     const current = await getCourse(tx, schoolId, id);
     if (set.slug && set.slug !== current.slug && (await findCourseBySlug(tx, schoolId, set.slug))) {
       throw slugTaken('course', set.slug);
