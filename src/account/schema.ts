@@ -9,7 +9,7 @@ import {
   Kind,
   type ValueNode,
 } from 'graphql';
-import { toIsoTimestamp } from '../domain/checks.ts';
+import { MAX_AMOUNT, toIsoTimestamp } from '../domain/checks.ts';
 import { connectionResolvers } from './connection.ts';
 import { commerceResolvers } from './resolvers-commerce.ts';
 import { courseResolvers } from './resolvers-courses.ts';
@@ -46,6 +46,32 @@ const DateTime = new GraphQLScalarType({
   },
 });
 
+const isMinorUnits = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+function badMinorUnits(): GraphQLError {
+  return new GraphQLError(`MinorUnits must be a whole number from 0 to ${MAX_AMOUNT}.`, {
+    extensions: { code: 'BAD_USER_INPUT' },
+  });
+}
+
+/** Money in minor units: a JSON number like Int, but up to MAX_AMOUNT (Int stops at 2^31 - 1). */
+const MinorUnits = new GraphQLScalarType({
+  name: 'MinorUnits',
+  serialize(value) {
+    if (isMinorUnits(value)) return value;
+    throw new TypeError('MinorUnits cannot represent a non-integer or negative value');
+  },
+  parseValue(value) {
+    if (!isMinorUnits(value) || value > MAX_AMOUNT) throw badMinorUnits();
+    return value;
+  },
+  parseLiteral(node: ValueNode) {
+    const value = node.kind === Kind.INT ? Number(node.value) : Number.NaN;
+    if (!isMinorUnits(value) || value > MAX_AMOUNT) throw badMinorUnits();
+    return value;
+  },
+});
+
 // biome-ignore lint/suspicious/noExplicitAny: resolver maps are checked against the schema below.
 type ResolverMap = Record<string, Record<string, GraphQLFieldResolver<any, any, any>>>;
 
@@ -72,12 +98,13 @@ function buildAccountSchema(): GraphQLSchema {
       }
     }
   }
-  const scalar = schema.getType('DateTime') as GraphQLScalarType;
-  Object.assign(scalar, {
-    serialize: DateTime.serialize,
-    parseValue: DateTime.parseValue,
-    parseLiteral: DateTime.parseLiteral,
-  });
+  for (const impl of [DateTime, MinorUnits]) {
+    Object.assign(schema.getType(impl.name) as GraphQLScalarType, {
+      serialize: impl.serialize,
+      parseValue: impl.parseValue,
+      parseLiteral: impl.parseLiteral,
+    });
+  }
   return schema;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_AMOUNT, MAX_COUNT } from '../domain/checks.ts';
 import { MAX_PAGE_LIMIT } from '../domain/pagination.ts';
 
 /**
@@ -21,8 +22,11 @@ export const Id = z.string().min(1).max(64);
 /** ISO 8601 UTC date-time, as every timestamp is sent and received. */
 export const Timestamp = z.iso.datetime({ offset: true });
 
-/** Integer minor units (cents) of a currency. */
-export const Amount = z.number().int().min(0).max(100_000_000_000);
+/** Integer minor units (cents) of a currency, 0 to MAX_AMOUNT (the domain checks the same range). */
+export const Amount = z.number().int().min(0).max(MAX_AMOUNT);
+
+/** A count a client sets (e.g. a redemption limit), 0 to MAX_COUNT (the domain checks the same range). */
+export const Count = z.number().int().min(0).max(MAX_COUNT);
 
 /** ISO 4217 currency code. */
 export const Currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code, e.g. USD');

@@ -1,5 +1,19 @@
+import { PostgresAdapter, sql } from 'kysely';
 import { type FieldError, ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
+
+/**
+ * The largest amount of money, in minor units, any price, discount or order figure may be: a
+ * billion in two-decimal currencies. Both engines store money as 64-bit integers (migration 0006),
+ * and this bound keeps every sum we compute far inside JavaScript's exact integers (2^53).
+ */
+export const MAX_AMOUNT = 100_000_000_000;
+
+/**
+ * The largest count (redemption limits and any other unbounded integer) a client may set: the
+ * largest PostgreSQL `integer`, so a count is stored as the same number on both engines.
+ */
+export const MAX_COUNT = 2_147_483_647;
 
 /**
  * Input checks shared by the domain modules. Surfaces validate with zod first; these keep the
@@ -27,13 +41,23 @@ export class Checks {
     return value;
   }
 
-  /** An integer in [min, max]. */
-  int(field: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  /** An integer in [min, max]; by default a count (0 to MAX_COUNT), which fits every integer column. */
+  int(field: string, value: unknown, min = 0, max = MAX_COUNT): number {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
       this.errors.push({ field, message: `must be an integer from ${min} to ${max}` });
       return min;
     }
     return value;
+  }
+
+  /** An amount of money in minor units, from `min` to MAX_AMOUNT. */
+  amount(field: string, value: unknown, min = 0): number {
+    return this.int(field, value, min, MAX_AMOUNT);
+  }
+
+  /** A count, from `min` to MAX_COUNT. */
+  count(field: string, value: unknown, min = 0): number {
+    return this.int(field, value, min, MAX_COUNT);
   }
 
   /** One of the allowed values. */
@@ -123,6 +147,31 @@ export function isUniqueViolation(err: unknown): boolean {
   if (!e) return false;
   if (e.code === '23505') return true;
   return e.errcode === 2067 || e.errcode === 1555 || /UNIQUE constraint failed/.test(e.message ?? '');
+}
+
+/**
+ * Holds one row of a school-owned table for the rest of the transaction, so concurrent
+ * read-then-write sequences on it (a course's lecturers or curriculum, a person's lecturer
+ * profile) run one after the other instead of colliding on a unique key, deadlocking or
+ * interleaving. PostgreSQL: SELECT … FOR UPDATE, a row lock that writes no new row version (so a
+ * REPEATABLE READ If-Match update of the same row is not failed by it). SQLite: a no-op UPDATE,
+ * which takes the database's write lock now rather than at the transaction's first write. False
+ * when the school has no such row.
+ */
+export async function lockRow(
+  tx: Tx,
+  table: 'courses' | 'memberships',
+  schoolId: string,
+  where: { id: string } | { user_id: string },
+): Promise<boolean> {
+  const [column, value] = 'id' in where ? ['id', where.id] : ['user_id', where.user_id];
+  const match = sql`school_id = ${schoolId} and ${sql.ref(column)} = ${value}`;
+  if (tx.getExecutor().adapter instanceof PostgresAdapter) {
+    const { rows } = await sql`select 1 from ${sql.table(table)} where ${match} for update`.execute(tx);
+    return rows.length > 0;
+  }
+  const result = await sql`update ${sql.table(table)} set updated_at = updated_at where ${match}`.execute(tx);
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /** Runs fn in a transaction: the caller's if it is one, else a new one. */

@@ -131,12 +131,12 @@ function fields(c: Checks, input: Partial<CouponInput>): Partial<CouponsTable> {
   if (input.percentOff !== undefined)
     set.percent_off = input.percentOff === null ? null : c.int('percentOff', input.percentOff, 1, 100);
   if (input.amountOff !== undefined)
-    set.amount_off = input.amountOff === null ? null : c.int('amountOff', input.amountOff, 1);
+    set.amount_off = input.amountOff === null ? null : c.amount('amountOff', input.amountOff, 1);
   if (input.currency !== undefined)
     set.currency = input.currency === null ? null : c.currency('currency', input.currency);
   if (input.maxRedemptions !== undefined)
     set.max_redemptions =
-      input.maxRedemptions === null ? null : c.int('maxRedemptions', input.maxRedemptions, 1);
+      input.maxRedemptions === null ? null : c.count('maxRedemptions', input.maxRedemptions, 1);
   if (input.expiresAt !== undefined) set.expires_at = c.optionalTimestamp('expiresAt', input.expiresAt);
   if (input.appliesTo !== undefined)
     set.applies_to = input.appliesTo === null ? null : JSON.stringify(input.appliesTo);

@@ -3,7 +3,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, isUniqueViolation, slugTaken, withTransaction } from './checks.ts';
+import { Checks, isUniqueViolation, lockRow, slugTaken, withTransaction } from './checks.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { CoursesTable } from './tables.ts';
 
@@ -125,7 +125,7 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
   const description =
     input.description === undefined ? '' : (c.optionalText('description', input.description) ?? '');
   const status = input.status === undefined ? 'draft' : c.oneOf('status', input.status, COURSE_STATUSES);
-  const priceAmount = input.priceAmount === undefined ? 0 : c.int('priceAmount', input.priceAmount);
+  const priceAmount = input.priceAmount === undefined ? 0 : c.amount('priceAmount', input.priceAmount);
   const imageUrl = c.url('imageUrl', input.imageUrl);
   const currencyIn = input.currency === undefined ? undefined : c.currency('currency', input.currency);
   c.done();
@@ -268,11 +268,13 @@ export async function updateCourse(
   if (patch.description !== undefined)
     set.description = c.optionalText('description', patch.description) ?? '';
   if (patch.status !== undefined) set.status = c.oneOf('status', patch.status, COURSE_STATUSES);
-  if (patch.priceAmount !== undefined) set.price_amount = c.int('priceAmount', patch.priceAmount);
+  if (patch.priceAmount !== undefined) set.price_amount = c.amount('priceAmount', patch.priceAmount);
   if (patch.currency !== undefined) set.currency = c.currency('currency', patch.currency);
   if (patch.imageUrl !== undefined) set.image_url = c.url('imageUrl', patch.imageUrl);
   c.done();
   return withTransaction(db, async (tx) => {
+    // Concurrent updates of one course queue here, so replacing its lecturers cannot collide.
+    await lockRow(tx, 'courses', schoolId, { id });
     const current = await getCourse(tx, schoolId, id);
     if (set.slug && set.slug !== current.slug && (await findCourseBySlug(tx, schoolId, set.slug))) {
       throw slugTaken('course', set.slug);

@@ -2,7 +2,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, flag, withTransaction } from './checks.ts';
+import { Checks, flag, lockRow, withTransaction } from './checks.ts';
 import { recomputeCourseProgress } from './lecture-progress.ts';
 import type { LecturesTable, SectionsTable } from './tables.ts';
 
@@ -89,6 +89,12 @@ async function requireCourse(db: Db | Tx, schoolId: string, courseId: string): P
   if (!found) throw problems.notFound('No such course.');
 }
 
+// Curriculum changes hold the course row first, so concurrent ones renumber in turn (no twins,
+// gaps or deadlocks between two renumberings).
+async function lockCourse(tx: Tx, schoolId: string, courseId: string): Promise<void> {
+  if (!(await lockRow(tx, 'courses', schoolId, { id: courseId }))) throw problems.notFound('No such course.');
+}
+
 async function sectionRow(db: Db | Tx, schoolId: string, id: string): Promise<SectionsTable> {
   const row = await db
     .selectFrom('sections')
@@ -147,7 +153,7 @@ export async function createSection(
   if (input.position !== undefined) c.int('position', input.position, 1, 10_000);
   c.done();
   return withTransaction(db, async (tx) => {
-    await requireCourse(tx, schoolId, courseId);
+    await lockCourse(tx, schoolId, courseId);
     const ids = await sectionIds(tx, courseId);
     const position = Math.min(input.position ?? ids.length + 1, ids.length + 1);
     const now = isoNow();
@@ -191,6 +197,7 @@ export async function updateSection(
 export async function deleteSection(db: Db | Tx, schoolId: string, id: string): Promise<void> {
   await withTransaction(db, async (tx) => {
     const row = await sectionRow(tx, schoolId, id);
+    await lockCourse(tx, schoolId, row.course_id);
     await tx.deleteFrom('sections').where('id', '=', id).execute();
     await renumber(tx, 'sections', await sectionIds(tx, row.course_id));
     await recomputeCourseProgress(tx, schoolId, row.course_id);
@@ -205,7 +212,7 @@ export async function reorderSections(
   orderedIds: readonly string[],
 ): Promise<Section[]> {
   return withTransaction(db, async (tx) => {
-    await requireCourse(tx, schoolId, courseId);
+    await lockCourse(tx, schoolId, courseId);
     checkPermutation('sectionIds', await sectionIds(tx, courseId), orderedIds);
     await renumber(tx, 'sections', orderedIds);
     return getCurriculum(tx, schoolId, courseId);
@@ -227,6 +234,7 @@ export async function createLecture(
   }
   return withTransaction(db, async (tx) => {
     const section = await sectionRow(tx, schoolId, sectionId);
+    await lockCourse(tx, schoolId, section.course_id);
     const ids = await lectureIds(tx, sectionId);
     const position = Math.min(input.position ?? ids.length + 1, ids.length + 1);
     const now = isoNow();
@@ -292,6 +300,7 @@ export async function updateLecture(
 export async function deleteLecture(db: Db | Tx, schoolId: string, id: string): Promise<void> {
   await withTransaction(db, async (tx) => {
     const lecture = await getLecture(tx, schoolId, id);
+    await lockCourse(tx, schoolId, lecture.courseId);
     await tx.deleteFrom('lectures').where('id', '=', id).execute();
     await renumber(tx, 'lectures', await lectureIds(tx, lecture.sectionId));
     await recomputeCourseProgress(tx, schoolId, lecture.courseId);
@@ -306,7 +315,7 @@ export async function reorderLectures(
   orderedIds: readonly string[],
 ): Promise<Section> {
   return withTransaction(db, async (tx) => {
-    await sectionRow(tx, schoolId, sectionId);
+    await lockCourse(tx, schoolId, (await sectionRow(tx, schoolId, sectionId)).course_id);
     checkPermutation('lectureIds', await lectureIds(tx, sectionId), orderedIds);
     await renumber(tx, 'lectures', orderedIds);
     return getSection(tx, schoolId, sectionId);
@@ -325,6 +334,7 @@ export async function moveLecture(
   c.done();
   return withTransaction(db, async (tx) => {
     const lecture = await getLecture(tx, schoolId, id);
+    await lockCourse(tx, schoolId, lecture.courseId);
     const target = await sectionRow(tx, schoolId, to.sectionId);
     if (target.course_id !== lecture.courseId) {
       throw problems.validation([{ field: 'sectionId', message: 'must be a section of the same course' }]);

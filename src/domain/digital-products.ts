@@ -63,7 +63,7 @@ function fields(c: Checks, input: Partial<DigitalProductInput>): Partial<Digital
   if (input.title !== undefined) set.title = c.text('title', input.title);
   if (input.description !== undefined)
     set.description = c.optionalText('description', input.description) ?? '';
-  if (input.priceAmount !== undefined) set.price_amount = c.int('priceAmount', input.priceAmount);
+  if (input.priceAmount !== undefined) set.price_amount = c.amount('priceAmount', input.priceAmount);
   if (input.currency !== undefined) set.currency = c.currency('currency', input.currency);
   if (input.status !== undefined) set.status = c.oneOf('status', input.status, PRODUCT_STATUSES);
   if (input.fileId !== undefined) set.file_id = input.fileId;

@@ -5,7 +5,7 @@ import type { Db, Tx } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
-import { addRoles, findMembership } from './memberships.ts';
+import { ensureMembership } from './memberships.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { EnrollmentsTable } from './tables.ts';
 
@@ -222,9 +222,9 @@ export async function enroll(
     const user = await tx.selectFrom('users').select('id').where('id', '=', input.userId).executeTakeFirst();
     if (!user) throw problems.notFound('No such user.');
     if (await findEnrollmentOf(tx, schoolId, input.userId, input.courseId)) throw alreadyEnrolled();
-    if (!(await findMembership(tx, schoolId, input.userId))) {
-      await addRoles(tx, schoolId, input.userId, ['student']);
-    }
+    // Someone with no role at the school becomes a student; a concurrent enrollment or invite of
+    // the same person may make the membership first, and then it stays as that one made it.
+    await ensureMembership(tx, schoolId, input.userId, ['student']);
     const now = isoNow();
     const id = newId('enr');
     await tx

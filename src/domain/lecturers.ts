@@ -2,8 +2,7 @@ import { newId } from '../crypto/ids.ts';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, withTransaction } from './checks.ts';
-import { findMembership } from './memberships.ts';
+import { Checks, lockRow, withTransaction } from './checks.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { LecturersTable } from './tables.ts';
 
@@ -77,12 +76,13 @@ function check(input: Partial<LecturerInput>, creating: boolean): Partial<Lectur
   return set;
 }
 
-// A linked user must belong to the school and have no other profile there.
-async function checkUser(db: Db | Tx, schoolId: string, userId: string, selfId?: string): Promise<void> {
-  if (!(await findMembership(db, schoolId, userId))) {
+// A linked user must belong to the school and have no other profile there. Holding their
+// membership row makes concurrent requests linking the same person check one after the other.
+async function checkUser(tx: Tx, schoolId: string, userId: string, selfId?: string): Promise<void> {
+  if (!(await lockRow(tx, 'memberships', schoolId, { user_id: userId }))) {
     throw problems.validation([{ field: 'userId', message: 'must be a member of this school' }]);
   }
-  const existing = await findLecturerByUser(db, schoolId, userId);
+  const existing = await findLecturerByUser(tx, schoolId, userId);
   if (existing && existing.id !== selfId) {
     throw new ProblemError(409, 'lecturer_exists', 'Conflict', {
       detail: 'This user already has a lecturer profile at this school.',

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
-import { newId } from '../crypto/ids.ts';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, withTransaction } from './checks.ts';
+import { ensureMembership } from './memberships.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import { likePattern } from './posts.ts';
 import { parseRoles, ROLES, type Role, serializeRoles } from './roles.ts';
-import { createUser, findUserByEmail, normalizeEmail } from './users.ts';
+import { findOrCreateUser, normalizeEmail } from './users.ts';
 
 /** A person's membership at the school, with who they are. */
 export interface Member {
@@ -142,35 +142,19 @@ export async function inviteMember(
   const name = input.name === undefined ? email.split('@')[0] : c.text('name', input.name, 120);
   c.done();
   return withTransaction(db, async (tx) => {
-    const user =
-      (await findUserByEmail(tx, email)) ?? (await createUser(tx, { email, name, passwordHash: null }));
-    const existing = await tx
-      .selectFrom('memberships')
-      .select('id')
-      .where('school_id', '=', schoolId)
-      .where('user_id', '=', user.id)
-      .executeTakeFirst();
-    if (existing) {
+    // Both inserts tolerate a concurrent invite or enrollment of the same person: of parallel
+    // invites exactly one makes the membership, and the others see it and answer 409.
+    const user = await findOrCreateUser(tx, { email, name, passwordHash: null });
+    const { membership, created } = await ensureMembership(tx, schoolId, user.id, roles, {
+      status: user.password_hash ? 'active' : 'invited',
+      invitedByUserId: input.invitedByUserId,
+    });
+    if (!created) {
       throw new ProblemError(409, 'already_member', 'Conflict', {
         detail: `${email} already belongs to this school; change their roles instead.`,
       });
     }
-    const now = isoNow();
-    const id = newId('mem');
-    await tx
-      .insertInto('memberships')
-      .values({
-        id,
-        school_id: schoolId,
-        user_id: user.id,
-        roles: serializeRoles(roles),
-        status: user.password_hash ? 'active' : 'invited',
-        invited_by_user_id: input.invitedByUserId,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    return getMember(tx, schoolId, id);
+    return getMember(tx, schoolId, membership.id);
   });
 }
 

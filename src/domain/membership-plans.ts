@@ -78,7 +78,8 @@ function check(input: Partial<MembershipPlanInput>, creating: boolean): Partial<
     set.description = c.optionalText('description', input.description) ?? '';
   if (creating || input.interval !== undefined)
     set.interval = c.oneOf('interval', input.interval, PLAN_INTERVALS);
-  if (creating || input.priceAmount !== undefined) set.price_amount = c.int('priceAmount', input.priceAmount);
+  if (creating || input.priceAmount !== undefined)
+    set.price_amount = c.amount('priceAmount', input.priceAmount);
   if (input.currency !== undefined) set.currency = c.currency('currency', input.currency);
   if (input.status !== undefined) set.status = c.oneOf('status', input.status, PLAN_STATUSES);
   c.done();

@@ -66,6 +66,41 @@ export async function listMembershipsOfUser(
   return rows.map((r) => ({ ...toMembership(r), schoolName: r.school_name, subdomain: r.subdomain }));
 }
 
+/**
+ * Makes the user a member of the school with these roles unless they already are one there:
+ * `created` says which. INSERT … ON CONFLICT DO NOTHING on (school_id, user_id), so concurrent
+ * calls for one person make one membership and never fail on the unique key.
+ */
+export async function ensureMembership(
+  db: Db | Tx,
+  schoolId: string,
+  userId: string,
+  roles: readonly Role[],
+  options: { status?: Membership['status']; invitedByUserId?: string | null } = {},
+): Promise<{ membership: Membership; created: boolean }> {
+  const now = isoNow();
+  const row = {
+    id: newId('mem'),
+    school_id: schoolId,
+    user_id: userId,
+    roles: serializeRoles(roles),
+    status: options.status ?? ('active' as const),
+    invited_by_user_id: options.invitedByUserId ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  const result = await db
+    .insertInto('memberships')
+    .values(row)
+    .onConflict((oc) => oc.columns(['school_id', 'user_id']).doNothing())
+    .executeTakeFirst();
+  if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1)
+    return { membership: toMembership(row), created: true };
+  const existing = await findMembership(db, schoolId, userId);
+  if (!existing) throw new Error('membership insert conflicted but none exists');
+  return { membership: existing, created: false };
+}
+
 /** Grants roles at a school, adding to any the user already holds there. */
 export async function addRoles(
   db: Db | Tx,
@@ -73,27 +108,13 @@ export async function addRoles(
   userId: string,
   roles: readonly Role[],
 ): Promise<Membership> {
-  const existing = await findMembership(db, schoolId, userId);
-  const now = isoNow();
-  if (existing) {
-    const merged = serializeRoles([...existing.roles, ...roles]);
-    await db
-      .updateTable('memberships')
-      .set({ roles: merged, updated_at: now })
-      .where('id', '=', existing.id)
-      .execute();
-    return { ...existing, roles: parseRoles(merged) };
-  }
-  const row = {
-    id: newId('mem'),
-    school_id: schoolId,
-    user_id: userId,
-    roles: serializeRoles(roles),
-    status: 'active' as const,
-    invited_by_user_id: null,
-    created_at: now,
-    updated_at: now,
-  };
-  await db.insertInto('memberships').values(row).execute();
-  return toMembership(row);
+  const { membership, created } = await ensureMembership(db, schoolId, userId, roles);
+  if (created) return membership;
+  const merged = serializeRoles([...membership.roles, ...roles]);
+  await db
+    .updateTable('memberships')
+    .set({ roles: merged, updated_at: isoNow() })
+    .where('id', '=', membership.id)
+    .execute();
+  return { ...membership, roles: parseRoles(merged) };
 }

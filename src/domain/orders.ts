@@ -3,7 +3,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, withTransaction } from './checks.ts';
+import { Checks, MAX_AMOUNT, withTransaction } from './checks.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { OrderItemsTable, OrdersTable } from './tables.ts';
 
@@ -227,7 +227,7 @@ export async function recordOrder(db: Db | Tx, schoolId: string, input: RecordOr
   if (input.items.length === 0) c.fail('items', 'must not be empty');
   const items = input.items.map((it, i) => {
     const quantity = it.quantity === undefined ? 1 : c.int(`items.${i}.quantity`, it.quantity, 1, 10_000);
-    const unit = c.int(`items.${i}.unitAmount`, it.unitAmount);
+    const unit = c.amount(`items.${i}.unitAmount`, it.unitAmount);
     return {
       product_type: c.oneOf(`items.${i}.productType`, it.productType, PRODUCT_TYPES),
       product_id: c.text(`items.${i}.productId`, it.productId, 100),
@@ -238,6 +238,7 @@ export async function recordOrder(db: Db | Tx, schoolId: string, input: RecordOr
     };
   });
   const subtotal = items.reduce((s, it) => s + it.total_amount, 0);
+  if (subtotal > MAX_AMOUNT) c.fail('items', `must add up to at most ${MAX_AMOUNT}`);
   const discount =
     input.discountAmount === undefined ? 0 : c.int('discountAmount', input.discountAmount, 0, subtotal);
   const refunded =

@@ -21,28 +21,58 @@ export function findUserByEmail(db: Db | Tx, email: string): Promise<User | unde
   return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
 }
 
-/** Creates a user; a taken email is a 409 `email_taken`. */
-export async function createUser(
-  db: Db | Tx,
-  input: { email: string; name: string; passwordHash: string | null },
-): Promise<User> {
-  const email = normalizeEmail(input.email);
-  if (await findUserByEmail(db, email)) {
-    throw new ProblemError(409, 'email_taken', 'Conflict', {
-      detail: 'A user with this email already exists.',
-    });
-  }
+function newUser(input: { email: string; name: string; passwordHash: string | null }): User {
   const now = isoNow();
-  const user: User = {
+  return {
     id: newId('usr'),
-    email,
+    email: normalizeEmail(input.email),
     name: input.name.trim(),
     password_hash: input.passwordHash,
     created_at: now,
     updated_at: now,
   };
-  await db.insertInto('users').values(user).execute();
+}
+
+// INSERT … ON CONFLICT DO NOTHING on the unique email: a concurrent insert of the same email is
+// waited for (PostgreSQL) or already done (SQLite), never a unique-violation error.
+async function insertUnlessTaken(db: Db | Tx, user: User): Promise<boolean> {
+  const result = await db
+    .insertInto('users')
+    .values(user)
+    .onConflict((oc) => oc.column('email').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** Creates a user; a taken email is a 409 `email_taken`, even when taken by a concurrent request. */
+export async function createUser(
+  db: Db | Tx,
+  input: { email: string; name: string; passwordHash: string | null },
+): Promise<User> {
+  const user = newUser(input);
+  if (!(await insertUnlessTaken(db, user))) {
+    throw new ProblemError(409, 'email_taken', 'Conflict', {
+      detail: 'A user with this email already exists.',
+    });
+  }
   return user;
+}
+
+/**
+ * The user with this email, created (with `name` and `passwordHash`) if there is none: concurrent
+ * calls with one new email all get the same single user.
+ */
+export async function findOrCreateUser(
+  db: Db | Tx,
+  input: { email: string; name: string; passwordHash: string | null },
+): Promise<User> {
+  const found = await findUserByEmail(db, input.email);
+  if (found) return found;
+  const user = newUser(input);
+  if (await insertUnlessTaken(db, user)) return user;
+  const winner = await findUserByEmail(db, input.email);
+  if (!winner) throw new Error('user insert conflicted but no user has the email');
+  return winner;
 }
 
 /** Renames a user. */

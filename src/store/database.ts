@@ -21,7 +21,9 @@ export interface DatabaseOptions {
   readonly poolSize?: number;
 }
 
-// COUNT(*) and SUM() come back as int8; they fit a JS number for every figure we keep.
+// int8 (COUNT(*), SUM() of integer columns, and the bigint money columns of migration 0006) is
+// read as a JS number: exact, because every amount is at most MAX_AMOUNT (domain/checks.ts), far
+// below 2^53. SUM() of a bigint column is numeric, which callers turn into a number with Number().
 const INT8_OID = 20;
 const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

@@ -12,6 +12,7 @@ import {
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,
+  Count,
   Currency,
   Id,
   named,
@@ -60,7 +61,7 @@ const fields = {
   percent_off: z.number().int().min(1).max(100).nullable().describe('For `percent` coupons.'),
   amount_off: Amount.min(1).nullable().describe('For `fixed` coupons, in minor units of `currency`.'),
   currency: Currency.nullable(),
-  max_redemptions: z.number().int().min(1).nullable(),
+  max_redemptions: Count.min(1).nullable(),
   expires_at: Timestamp.nullable(),
   applies_to: z.array(ProductRef).max(100).nullable(),
   active: z.boolean(),

@@ -11,7 +11,7 @@ import {
   unenroll,
 } from '../../domain/enrollments.ts';
 import { findMembership } from '../../domain/memberships.ts';
-import { createUser, findUserByEmail } from '../../domain/users.ts';
+import { findOrCreateUser, findUserByEmail } from '../../domain/users.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation, type OperationContext } from '../define-operation.ts';
 import { Email, Id, named, PageQuery, pageOf, Timestamp, toSnake } from '../schemas.ts';
@@ -93,9 +93,12 @@ async function resolveStudent(
     return body.user_id;
   }
   const email = body.email!;
-  const user =
-    (await findUserByEmail(ctx.db, email)) ??
-    (await createUser(ctx.db, { email, name: body.name ?? email.split('@')[0], passwordHash: null }));
+  // Parallel enrollments of one new email (into several courses) all get the one user.
+  const user = await findOrCreateUser(ctx.db, {
+    email,
+    name: body.name ?? email.split('@')[0],
+    passwordHash: null,
+  });
   return user.id;
 }
 

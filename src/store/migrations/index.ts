@@ -4,6 +4,7 @@ import * as oauth from './0002-oauth.ts';
 import * as catalog from './0003-catalog.ts';
 import * as commerce from './0004-commerce.ts';
 import * as community from './0005-community.ts';
+import * as bigintAmounts from './0006-bigint-amounts.ts';
 
 /** Every migration, in order. Names sort; a new one is appended with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ export const migrations: Record<string, Migration> = {
   '0003_catalog': catalog,
   '0004_commerce': commerce,
   '0005_community': community,
+  '0006_bigint_amounts': bigintAmounts,
 };
 
 /** A provider that serves the static list above (no file-system scanning). */
