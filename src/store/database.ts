@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import { withCurrentSchemaIntrospection } from './scoped-introspector.ts';
 import { createSqliteDialect } from './sqlite-dialect.ts';
 import { withTextGuard } from './text-guard.ts';
 
@@ -43,7 +44,8 @@ export function openDatabase(options: DatabaseOptions | Config['database']): Db 
       types: pgTypes,
       options: schema ? `-c search_path=${schema}` : undefined,
     });
-    return new Kysely<Database>({ dialect: withTextGuard(new PostgresDialect({ pool })) });
+    const dialect = withCurrentSchemaIntrospection(new PostgresDialect({ pool }));
+    return new Kysely<Database>({ dialect: withTextGuard(dialect) });
   }
   const path = options.sqlitePath ?? ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });

@@ -55,6 +55,34 @@ describe(`migrations on ${ENGINE}`, () => {
     assert.deepEqual(afterwards, before);
   });
 
+  it('PostgreSQL: introspection (what the migrator reads) never looks outside the connection’s schema', {
+    skip: ENGINE !== 'postgres',
+  }, async () => {
+    // Another database on the same server, half migrated: Kysely's own introspector reads every
+    // schema and fails while one is altered or dropped under it (parallel test runs, tenants).
+    const other = `t_other_${Date.now().toString(36)}`;
+    await sql`create schema ${sql.id(other)}`.execute(db);
+    try {
+      await sql`create table ${sql.id(other, 'kysely_migration')} (name text)`.execute(db);
+      await sql`create table ${sql.id(other, 'enrollments')} (id text)`.execute(db);
+      const tables = await db.introspection.getTables();
+      const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s;
+      assert.ok(tables.length >= TABLES.length);
+      assert.ok(
+        tables.every((t) => t.schema === schema),
+        'only this schema',
+      );
+      const enrollments = tables.find((t) => t.name === 'enrollments');
+      assert.ok(
+        enrollments?.columns.some((c) => c.name === 'school_id'),
+        'this schema’s columns',
+      );
+      assert.deepEqual(await migrateToLatest(db), []);
+    } finally {
+      await sql`drop schema ${sql.id(other)} cascade`.execute(db);
+    }
+  });
+
   it('enforces foreign keys and unique constraints on this engine', async () => {
     await assert.rejects(
       db
