@@ -15,6 +15,8 @@ export type RedisState = 'connecting' | 'up' | 'down';
 export interface RedisLink {
   readonly client: Redis;
   state(): RedisState;
+  /** Asks Redis now (a PING within the command timeout), for readiness probes: up or down. */
+  check(): Promise<'up' | 'down'>;
   /** Reports a failed command: a timeout means a dead connection, which is dropped and redialled. */
   failed(err: unknown): void;
   close(): Promise<void>;
@@ -84,11 +86,21 @@ export function openRedis(
   client.on('close', () => becomeDown(lastError));
   client.on('end', () => becomeDown(lastError));
 
-  return {
+  const link: RedisLink = {
     client,
     state() {
       if (client.status === 'wait' && !closing) client.connect().catch(() => {});
       return state;
+    },
+    async check() {
+      if (link.state() === 'down') return 'down';
+      try {
+        await client.ping();
+        return 'up';
+      } catch (err) {
+        link.failed(err);
+        return 'down';
+      }
     },
     failed(err) {
       lastError = err;
@@ -104,4 +116,5 @@ export function openRedis(
       await client.quit().catch(() => client.disconnect());
     },
   };
+  return link;
 }

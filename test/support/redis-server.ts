@@ -16,6 +16,8 @@ export interface OwnRedis {
   kill(): Promise<void>;
   /** Starts it again on the same port and waits until it accepts connections. */
   start(): Promise<void>;
+  /** The running process's id (e.g. to SIGSTOP it: a Redis that accepts but never answers). */
+  pid(): number;
 }
 
 async function freePort(): Promise<number> {
@@ -66,5 +68,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   };
   process.once('exit', () => child?.kill('SIGKILL'));
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, kill, start };
+  const pid = () => {
+    if (child?.pid === undefined) throw new Error('redis-server is not running');
+    return child.pid;
+  };
+  return { url: `redis://127.0.0.1:${port}`, port, kill, start, pid };
 }
