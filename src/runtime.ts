@@ -8,7 +8,7 @@ import { createLogger } from './http/logger.ts';
 import { createMetrics } from './http/metrics.ts';
 import { createThrottle } from './oauth/throttle.ts';
 import { type Db, migrateToLatest, openDatabase } from './store/database.ts';
-import { openRedis, type RedisTimeouts } from './store/redis.ts';
+import { openRedis } from './store/redis.ts';
 
 /** The live parts of a running Lectern: what the app is built from, and how to close it. */
 export interface Runtime extends AppContext {
@@ -23,8 +23,6 @@ export async function openRuntime(
     logger?: Logger;
     logDestination?: pino.DestinationStream;
     processMetrics?: boolean;
-    /** Overrides the Redis timeouts (tests). */
-    redisTimeouts?: RedisTimeouts;
   } = {},
 ): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel, options.logDestination);
@@ -38,7 +36,7 @@ export async function openRuntime(
   const metrics = createMetrics(options.processMetrics ?? true);
   // Connected on first use: commands that never throttle (migrate, seed…) never dial Redis.
   const redis = config.redisUrl
-    ? openRedis(config.redisUrl, { logger, registry: metrics.registry, timeouts: options.redisTimeouts })
+    ? openRedis(config.redisUrl, { logger, registry: metrics.registry })
     : undefined;
   const throttle = createThrottle({
     redis,

@@ -57,7 +57,7 @@ export function openRedis(
   const gauge = options.registry
     ? new Gauge({
         name: 'lectern_redis_up',
-        help: 'Whether the Redis of REDIS_URL answers (1) or not (0); while 0, rate limits are per instance only',
+        help: 'Whether the Redis of REDIS_URL answers (1) or not (0); while 0, rate limits fail open',
         registers: [options.registry],
       })
     : undefined;
@@ -71,11 +71,11 @@ export function openRedis(
     gauge?.set(0);
     logger.warn(
       { err: err ?? lastError },
-      'Redis unreachable: rate limits fail open (per request, not shared) until it answers again',
+      'Redis unreachable: rate limits fail open (not enforced) until it answers again',
     );
   };
   client.on('ready', () => {
-    if (state === 'down') logger.info('Redis reachable again: rate limits are shared again');
+    if (state === 'down') logger.info('Redis reachable again: rate limits are enforced again');
     state = 'up';
     gauge?.set(1);
   });
@@ -113,6 +113,8 @@ export function openRedis(
     },
     async close() {
       closing = true;
+      // quit() on a link never used would dial Redis first.
+      if (client.status === 'wait') return client.disconnect();
       await client.quit().catch(() => client.disconnect());
     },
   };
