@@ -6,7 +6,9 @@ import type { Config } from './config.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { createLogger } from './http/logger.ts';
 import { createMetrics } from './http/metrics.ts';
+import { createThrottle } from './oauth/throttle.ts';
 import { type Db, migrateToLatest, openDatabase } from './store/database.ts';
+import { openRedis } from './store/redis.ts';
 
 /** The live parts of a running Lectern: what the app is built from, and how to close it. */
 export interface Runtime extends AppContext {
@@ -32,12 +34,28 @@ export async function openRuntime(
     throw err;
   }
   const metrics = createMetrics(options.processMetrics ?? true);
+  // Connected on first use: commands that never throttle (migrate, seed…) never dial Redis.
+  const redis = config.redisUrl
+    ? openRedis(config.redisUrl, { logger, registry: metrics.registry })
+    : undefined;
+  const throttle = createThrottle({
+    redis,
+    registry: metrics.registry,
+    // Outages are logged once by the link; a single failed call is only worth a debug line.
+    onError: (err) => logger.debug({ err }, 'throttle call to Redis failed; attempt let through'),
+  });
   return {
     config,
     db,
     logger,
     metrics,
-    close: () => db.destroy(),
+    throttle,
+    redis,
+    close: async () => {
+      await throttle.close();
+      await redis?.close();
+      await db.destroy();
+    },
   };
 }
 

@@ -21,14 +21,31 @@ function checkMetricsToken(authorization: string | undefined, token: string): 'o
   return match && timingSafeEqual(digest(match[1]), digest(token)) ? 'ok' : 'invalid';
 }
 
-/** Liveness (`/healthz`), readiness (`/readyz`: the database answers) and `/metrics`. */
+/**
+ * Liveness (`/healthz`), readiness (`/readyz`: the database answers) and `/metrics`. With
+ * `REDIS_URL`, readiness also reports Redis, but stays 200 when only Redis is down: the rate limits
+ * then fail open and every request is still served, so taking instances out of the
+ * load balancer would turn a degraded service into an outage.
+ */
 export function createHealthApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/healthz', (c) => c.json({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' }));
   app.get('/readyz', async (c) => {
     try {
       await sql`select 1`.execute(ctx.db);
-      return c.json({ status: 'ok', database: 'ok' }, 200, { 'Cache-Control': 'no-store' });
+      const redis = await ctx.redis?.check();
+      const body =
+        redis === undefined
+          ? { status: 'ok', database: 'ok' }
+          : redis === 'up'
+            ? { status: 'ok', database: 'ok', redis: 'ok' }
+            : {
+                status: 'degraded',
+                database: 'ok',
+                redis: 'unreachable',
+                detail: 'Redis is unreachable.',
+              };
+      return c.json(body, 200, { 'Cache-Control': 'no-store' });
     } catch (err) {
       ctx.logger.warn({ err }, 'readiness check failed');
       return c.json(

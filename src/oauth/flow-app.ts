@@ -5,7 +5,6 @@ import { createLoginApp } from '../web/login.ts';
 import { createAuthorizeApp } from './authorize.ts';
 import { createIntrospectApp } from './introspect.ts';
 import { createRevokeApp } from './revoke.ts';
-import { createThrottle, type Throttle } from './throttle.ts';
 import { createTokenApp } from './token.ts';
 import { createUserInfoApp } from './userinfo.ts';
 
@@ -13,13 +12,8 @@ import { createUserInfoApp } from './userinfo.ts';
  * The authorization flow: sign-in pages, /oauth/authorize with consent, the token, UserInfo,
  * revocation and introspection endpoints. Mounted by one line in app.ts.
  */
-export function createOAuthFlowApp(ctx: AppContext, options: { throttle?: Throttle } = {}): Hono<AppEnv> {
+export function createOAuthFlowApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const throttle =
-    options.throttle ??
-    createThrottle(ctx.config.redisUrl, (err) =>
-      ctx.logger.warn({ err }, 'login throttle store unavailable'),
-    );
   // Browser-based clients (e.g. MCP inspectors) call these cross-origin. They take no cookies,
   // only form credentials and bearer tokens, so any origin may; login and consent stay same-origin.
   const apiCors = cors({
@@ -37,7 +31,7 @@ export function createOAuthFlowApp(ctx: AppContext, options: { throttle?: Thrott
   ]) {
     app.use(path, apiCors);
   }
-  app.route('/', createLoginApp(ctx, throttle));
+  app.route('/', createLoginApp(ctx));
   app.route('/', createAuthorizeApp(ctx));
   app.route('/', createTokenApp(ctx));
   app.route('/', createUserInfoApp(ctx) as unknown as Hono<AppEnv>);

@@ -3,12 +3,12 @@
  * product.md §3 (which refines spec §5.2). It is not open registration: only loopback clients
  * get a new client_id; vendors get their existing one; everything else is refused.
  */
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { newId } from '../crypto/ids.ts';
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
+import { clientAddress } from '../http/client-address.ts';
 import type { AppContext } from '../http/context.ts';
 import { isoNow } from '../store/time.ts';
 import { clientFromRow } from './client-row.ts';
@@ -19,7 +19,7 @@ import { ensureVendorClients, matchVendor } from './vendors.ts';
 
 const MAX_BODY_BYTES = 16_384;
 const MAX_REDIRECT_URIS = 10;
-/** Registrations per client address are counted in windows of this length (in process). */
+/** Registrations per client address are counted in a sliding window of this length. */
 export const REGISTER_WINDOW_SECONDS = 600;
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
@@ -210,37 +210,20 @@ export async function registerClient(ctx: AppContext, req: RegistrationRequest):
   );
 }
 
-function clientAddress(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
-const windows = new WeakMap<object, Map<string, { count: number; resetAt: number }>>();
-
-/** Fixed-window count per client address; 429 past config.registrationRateLimit per window. */
-function rateLimit(ctx: AppContext, address: string, now = Date.now()): void {
-  let counts = windows.get(ctx.db);
-  if (!counts) {
-    counts = new Map();
-    windows.set(ctx.db, counts);
-  }
-  let entry = counts.get(address);
-  if (!entry || entry.resetAt <= now) {
-    counts.delete(address);
-    entry = { count: 0, resetAt: now + REGISTER_WINDOW_SECONDS * 1000 };
-    counts.set(address, entry);
-    if (counts.size > 10_000) counts.delete(counts.keys().next().value!);
-  }
-  entry.count += 1;
-  if (entry.count > ctx.config.registrationRateLimit) {
-    const retryAfter = Math.max(1, Math.ceil((entry.resetAt - now) / 1000));
+/**
+ * Every registration request counts against its client address (config.registrationRateLimit per
+ * window), through the app's one throttle: shared by every instance on the same Redis, and under
+ * the same failure policy (fail open while Redis is unreachable). 429 past the limit.
+ */
+async function rateLimit(ctx: AppContext, address: string): Promise<void> {
+  const { retryAfter } = await ctx.throttle.reserve([
+    {
+      key: `register:ip:${address}`,
+      limit: ctx.config.registrationRateLimit,
+      windowSeconds: REGISTER_WINDOW_SECONDS,
+    },
+  ]);
+  if (retryAfter > 0) {
     throw new OAuthError('temporarily_unavailable', 'Too many registration requests; try again later.', {
       status: 429,
       headers: { 'Retry-After': String(retryAfter) },
@@ -251,7 +234,7 @@ function rateLimit(ctx: AppContext, address: string, now = Date.now()): void {
 /** The Hono handler: rate limit, parse, decide, answer 201 (RFC 7591 §3.2.1) with no-store. */
 export function registerHandler(ctx: AppContext) {
   return async (c: Context): Promise<Response> => {
-    rateLimit(ctx, clientAddress(c, ctx.config.trustProxy));
+    await rateLimit(ctx, clientAddress(ctx.config, c));
     const req = await readRequest(c);
     const { body } = await registerClient(ctx, req);
     return c.body(JSON.stringify(body), 201, {

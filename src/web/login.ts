@@ -1,8 +1,8 @@
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { verifyPassword } from '../crypto/passwords.ts';
 import { findUserByEmail, normalizeEmail } from '../domain/users.ts';
+import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { isFormRequest } from '../oauth/form-body.ts';
 import {
@@ -13,7 +13,7 @@ import {
   startSession,
   verifyCsrf,
 } from '../oauth/sessions.ts';
-import type { Throttle, ThrottleRule } from '../oauth/throttle.ts';
+import type { ThrottleRule } from '../oauth/throttle.ts';
 import { errorPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
 
@@ -51,19 +51,6 @@ export function safeReturnTo(value: string | undefined, baseUrl: string): string
   }
 }
 
-/** The client address: the first X-Forwarded-For hop behind a trusted proxy, else the socket. */
-export function clientAddress(ctx: AppContext, c: Context): string {
-  if (ctx.config.trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
 function loginForm(token: string, returnTo: string | undefined, email: string, error?: string) {
   return html`<h1>Sign in to Lectern</h1>
 ${error ? html`<div class="notice error" role="alert" id="login-error"><p>${error}</p></div>` : ''}
@@ -79,7 +66,7 @@ ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : 
 }
 
 /** `/login` (GET form, POST credentials) and `/logout` (POST), product.md §8. */
-export function createLoginApp(ctx: AppContext, throttle: Throttle): Hono<AppEnv> {
+export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const base = ctx.config.baseUrl;
 
@@ -117,10 +104,17 @@ export function createLoginApp(ctx: AppContext, throttle: Throttle): Hono<AppEnv
         limit: ACCOUNT_FAILURE_LIMIT,
         windowSeconds: WINDOW_SECONDS,
       },
-      { key: `login:ip:${clientAddress(ctx, c)}`, limit: IP_FAILURE_LIMIT, windowSeconds: WINDOW_SECONDS },
+      {
+        key: `login:ip:${clientAddress(ctx.config, c)}`,
+        limit: IP_FAILURE_LIMIT,
+        windowSeconds: WINDOW_SECONDS,
+      },
     ];
-    const wait = await throttle.retryAfter(rules);
-    if (wait > 0) {
+    // The attempt is counted before the password is checked, in one atomic step (issue #15):
+    // parallel guesses each take a place, so no more than the limit are ever checked.
+    const reservation = await ctx.throttle.reserve(rules);
+    if (reservation.retryAfter > 0) {
+      const wait = reservation.retryAfter;
       return errorPage(
         c,
         429,
@@ -133,11 +127,12 @@ export function createLoginApp(ctx: AppContext, throttle: Throttle): Hono<AppEnv
     const user = password.length <= 1024 ? await findUserByEmail(ctx.db, email) : undefined;
     const ok = password.length <= 1024 && (await verifyPassword(user?.password_hash, password));
     if (!user || !ok) {
-      await throttle.recordFailure(rules);
-      // One message whatever failed: no account enumeration.
+      // The reservation stays: it is this failure's count.
       return show(c, 401, returnTo, email, 'Email or password is incorrect.');
     }
-    await throttle.reset(rules[0].key);
+    // A success takes back only its own place; earlier failures stay in their window, so a
+    // burst that contains the right password cannot wipe the guesses made with it.
+    await reservation.release();
     await startSession(ctx, c, user.id);
     return c.redirect(returnTo ?? DEFAULT_LANDING, 303);
   });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { findClient, verifyClientSecret } from '../../src/oauth/clients.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { type OwnRedis, REDIS_SERVER_AVAILABLE, startOwnRedis } from '../support/redis-server.ts';
 
 const REGISTER_LIMIT = 12;
 
@@ -312,5 +313,51 @@ describe('POST /api/oauth/register (RFC 7591, product.md §3 decision order)', (
     assert.match(limited.headers.get('retry-after') ?? '', /^\d+$/);
     const other = await post({ redirect_uris: ['http://127.0.0.1/cb'] }, { ip: '192.0.2.100' });
     assert.equal(other.status, 201);
+  });
+});
+
+describe('registration limit across instances (README: REDIS_URL shares rate limits)', {
+  skip: REDIS_SERVER_AVAILABLE ? undefined : 'redis-server is not installed',
+}, () => {
+  let redis: OwnRedis;
+  let a: TestApp;
+  let b: TestApp;
+  before(async () => {
+    redis = await startOwnRedis();
+    const env = { TRUST_PROXY: 'true', REGISTRATION_RATE_LIMIT: '4', REDIS_URL: redis.url };
+    a = await createTestApp(env);
+    b = await createTestApp(env);
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.kill();
+  });
+
+  const register = (t: TestApp, ip: string) =>
+    t.request('/api/oauth/register', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': ip },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/cb'] }),
+    });
+
+  it('two instances on one Redis share one count per address: the limit is not doubled', async () => {
+    const ip = '192.0.2.150';
+    for (const t of [a, b, a, b]) assert.equal((await register(t, ip)).status, 201);
+    for (const t of [a, b]) {
+      const limited = await register(t, ip);
+      assert.equal(limited.status, 429);
+      assert.equal(limited.headers.get('content-type'), 'application/json');
+      assert.match(limited.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+      assert.equal((await limited.json()).error, 'temporarily_unavailable');
+    }
+    assert.equal((await register(b, '192.0.2.151')).status, 201, 'another address is not affected');
+  });
+
+  it('parallel registrations from one address across both instances: exactly the limit succeed', async () => {
+    const ip = '192.0.2.160';
+    const all = await Promise.all(Array.from({ length: 10 }, (_, i) => register(i % 2 ? a : b, ip)));
+    assert.equal(all.filter((r) => r.status === 201).length, 4);
+    assert.equal(all.filter((r) => r.status === 429).length, 6);
   });
 });
