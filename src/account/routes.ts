@@ -11,6 +11,7 @@ import {
 } from '../resource/middleware.ts';
 import { requestError } from './errors.ts';
 import { ASSET_PREFIX, graphiqlAsset, graphiqlPage } from './graphiql.ts';
+import { anonymousIntrospection } from './introspection.ts';
 import { type GraphQLParams, type ResultBody, runGraphQL } from './pipeline.ts';
 import { ACCOUNT_SDL } from './schema.ts';
 
@@ -141,6 +142,18 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
     }
     await next();
   };
+  // A request with no Authorization header that only introspects is answered without one
+  // (introspection.ts); everything else, and every presented token, goes through `auth`.
+  const introspection: MiddlewareHandler<ProtectedEnv> = async (c, next) => {
+    if (c.req.header('authorization') !== undefined) return next();
+    const params = c.req.method === 'GET' ? fromQueryString(c) : await fromBody(c);
+    const outcome =
+      typeof params === 'string' || params instanceof Response
+        ? undefined
+        : await anonymousIntrospection(params);
+    if (outcome?.outcome !== 'result') return next();
+    return respond(c, outcome.status, outcome.body);
+  };
   // Content-Length is read from the header, not through `c.req.raw.body`, which would build a
   // web Request and stream for every POST.
   const limit: MiddlewareHandler<ProtectedEnv> = async (c, next) => {
@@ -185,6 +198,7 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
   app.get(
     PATH,
     async (c, next) => ((c.req.header('accept') ?? '').includes('text/html') ? graphiqlPage(c) : next()),
+    introspection,
     auth,
     memberOnly,
     async (c) => {
@@ -192,7 +206,7 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
       return typeof params === 'string' ? badRequest(c, params) : run(c, params, 'GET');
     },
   );
-  app.post(PATH, limit, auth, memberOnly, async (c) => {
+  app.post(PATH, limit, introspection, auth, memberOnly, async (c) => {
     const params = await fromBody(c);
     return params instanceof Response ? params : run(c, params, 'POST');
   });
