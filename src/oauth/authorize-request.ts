@@ -233,7 +233,8 @@ export async function eligibleSchools(
     .select(['schools.id', 'schools.name', 'schools.beta_features', 'memberships.roles'])
     .where('memberships.user_id', '=', userId)
     .where('memberships.status', '=', 'active');
-  if (audience === 'member' && client.schoolId !== null) query = query.where('schools.id', '=', client.schoolId);
+  if (audience === 'member' && client.schoolId !== null)
+    query = query.where('schools.id', '=', client.schoolId);
   let rows = await query.orderBy('schools.name').execute();
   if (audience === 'member' && client.schoolId === null) {
     rows = rows.filter((r) => betaFeatures(r).includes('mcp_connections'));
