@@ -38,7 +38,7 @@ export interface ResultBody {
 }
 
 /** A parsed, validated and depth-checked document, cached by its exact query text. */
-interface Prepared {
+export interface Prepared {
   readonly document: DocumentNode;
   readonly operations: readonly OperationDefinitionNode[];
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
@@ -70,7 +70,7 @@ function located(e: GraphQLError): Pick<GraphQLFormattedError, 'message' | 'loca
 }
 
 /** Parses and validates (graphql-js's specified rules), then checks depth; cached when valid. */
-function prepare(query: string): Prepared | Outcome {
+export function prepare(query: string): Prepared | Outcome {
   const hit = cache.get(query);
   if (hit) return hit;
   if (Buffer.byteLength(query, 'utf8') > LIMITS.maxQueryBytes) {
@@ -104,7 +104,8 @@ function prepare(query: string): Prepared | Outcome {
   return prepared;
 }
 
-function pickOperation(
+/** The operation to run: the named one, or the only one. */
+export function pickOperation(
   prepared: Prepared,
   name: string | null | undefined,
 ): OperationDefinitionNode | Outcome {

@@ -12,6 +12,7 @@ import {
 } from '../resource/middleware.ts';
 import { requestError } from './errors.ts';
 import { ASSET_PREFIX, graphiqlAsset, graphiqlPage } from './graphiql.ts';
+import { anonymousIntrospection } from './introspection.ts';
 import { type GraphQLParams, type ResultBody, runGraphQL } from './pipeline.ts';
 import { ACCOUNT_SDL } from './schema.ts';
 
@@ -132,6 +133,18 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
     errorWhenMissing: true,
     render: renderRefusal,
   });
+  // A request with no Authorization header that only introspects is answered without one
+  // (introspection.ts); everything else, and every presented token, goes through `auth`.
+  const introspection: MiddlewareHandler<ProtectedEnv> = async (c, next) => {
+    if (c.req.header('authorization') !== undefined) return next();
+    const params = c.req.method === 'GET' ? fromQueryString(c) : await fromBody(c);
+    const outcome =
+      typeof params === 'string' || params instanceof Response
+        ? undefined
+        : await anonymousIntrospection(params);
+    if (outcome?.outcome !== 'result') return next();
+    return respond(c, outcome.status, outcome.body);
+  };
   // Content-Length is read from the header, not through `c.req.raw.body`, which would build a
   // web Request and stream for every POST.
   const limit: MiddlewareHandler<ProtectedEnv> = async (c, next) => {
@@ -174,13 +187,14 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
   app.get(
     PATH,
     async (c, next) => ((c.req.header('accept') ?? '').includes('text/html') ? graphiqlPage(c) : next()),
+    introspection,
     auth,
     async (c) => {
       const params = fromQueryString(c);
       return typeof params === 'string' ? badRequest(c, params) : run(c, params, 'GET');
     },
   );
-  app.post(PATH, limit, auth, async (c) => {
+  app.post(PATH, limit, introspection, auth, async (c) => {
     const params = await fromBody(c);
     return params instanceof Response ? params : run(c, params, 'POST');
   });

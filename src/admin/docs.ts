@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/context.ts';
+import { CONSOLE_PATHS, DOCS_CLIENT_ID } from '../oauth/console-clients.ts';
+import { OPERATOR_SCOPES } from '../oauth/scopes.ts';
 
 // Served from the installed package, never a CDN: the reference works offline and under a CSP.
 const require = createRequire(import.meta.url);
@@ -37,23 +39,47 @@ const PAGE = `<!doctype html>
 </body>
 </html>`;
 
-// Everything that would phone home (AI agent, telemetry, web fonts, request proxy) is off.
-const INIT = `Scalar.createApiReference('#app', ${JSON.stringify({
-  url: '/openapi.json',
-  withDefaultFonts: false,
-  telemetry: false,
-  agent: { disabled: true },
-  showDeveloperTools: 'never',
-  showToolbar: 'never',
-  documentDownloadType: 'json',
-  persistAuth: false,
-})});\n`;
+/**
+ * Scalar's settings. Everything that would phone home (AI agent, telemetry, web fonts, request
+ * proxy) is off. "Authorize" works out of the box: the first-party console client, PKCE S256,
+ * back to this page, every operator scope ticked (the consent page lists them; untick to narrow).
+ * Scalar sends the client as HTTP Basic `client_id:` (empty password), which the token endpoint
+ * takes as a public client naming itself (client-auth.ts).
+ */
+function initScript(baseUrl: string): string {
+  const config = {
+    url: '/openapi.json',
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    showDeveloperTools: 'never',
+    documentDownloadType: 'json',
+    persistAuth: false,
+    authentication: {
+      preferredSecurityScheme: 'oauth2',
+      securitySchemes: {
+        oauth2: {
+          flows: {
+            authorizationCode: {
+              'x-scalar-client-id': DOCS_CLIENT_ID,
+              'x-scalar-redirect-uri': baseUrl + CONSOLE_PATHS.docs,
+              'x-usePkce': 'SHA-256',
+              selectedScopes: [...OPERATOR_SCOPES],
+            },
+          },
+        },
+      },
+    },
+  };
+  return `Scalar.createApiReference('#app', ${JSON.stringify(config)});\n`;
+}
 
 /** `/docs`: the rendered API reference (Scalar's standalone bundle, self-hosted, CSP-locked). */
-export function registerDocs(app: Hono<AppEnv>): void {
+export function registerDocs(app: Hono<AppEnv>, baseUrl: string): void {
+  const init = initScript(baseUrl);
   app.get('/docs', (c) => c.html(PAGE, 200, { 'Content-Security-Policy': CSP, 'Cache-Control': 'no-cache' }));
   app.get('/docs/init.js', (c) =>
-    c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }),
+    c.body(init, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }),
   );
   app.get('/docs/scalar.js', (c) => {
     const size = statSync(SCALAR_BUNDLE).size;

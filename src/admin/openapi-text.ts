@@ -1,10 +1,12 @@
+import { DOCS_CLIENT_ID } from '../oauth/console-clients.ts';
+
 /** The prose of `/openapi.json`: what a developer reads before the first call. */
 export const OPENAPI_INTRO = (
   baseUrl: string,
 ) => `The admin API of a Lectern school, for its operators (owners and admins) and the tools they connect.
 
 ## Authentication
-OAuth 2.1 authorization code flow with PKCE (S256). Discover the endpoints at \`${baseUrl}/.well-known/oauth-authorization-server\`, register a loopback client at \`/api/oauth/register\` (or use a vendor's client id), and ask for the scopes you need. Send \`Authorization: Bearer <access token>\`. The school is the one chosen at consent (\`org_id\`): every call reads and changes that school only, and another school's ids answer 404. Each operation needs exactly one scope, shown on it; \`x:write\` also grants \`x:read\`. A missing scope answers 403 \`insufficient_scope\` with a \`WWW-Authenticate\` header naming it, so you can step up.
+OAuth 2.1 authorization code flow with PKCE (S256). Discover the endpoints at \`${baseUrl}/.well-known/oauth-authorization-server\`, register a loopback client at \`/api/oauth/register\` (or use a vendor's client id), and ask for the scopes you need. To try the API from the reference at \`${baseUrl}/docs\`, press "Authorize": it signs an owner or admin in with the public client \`${DOCS_CLIENT_ID}\` (PKCE, no secret). Send \`Authorization: Bearer <access token>\`. The school is the one chosen at consent (\`org_id\`): every call reads and changes that school only, and another school's ids answer 404. Each operation needs exactly one scope, shown on it; \`x:write\` also grants \`x:read\`. A missing scope answers 403 \`insufficient_scope\` with a \`WWW-Authenticate\` header naming it, so you can step up.
 
 ## Conventions
 - JSON in and out (\`Content-Type: application/json\`); field names are snake_case.

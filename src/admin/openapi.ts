@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DOCS_CLIENT_ID } from '../oauth/console-clients.ts';
 import { describeScope, OPERATOR_SCOPES, RESOURCE_SCOPES } from '../oauth/scopes.ts';
 import type { AdminOperation } from './define-operation.ts';
 import { GROUP_DESCRIPTIONS, OPENAPI_INTRO } from './openapi-text.ts';
@@ -274,11 +275,11 @@ export function buildOpenApiDocument(baseUrl: string, ops: readonly AdminOperati
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          description: `OAuth 2.1 authorization code flow with PKCE (S256). Discovery: ${baseUrl}/.well-known/oauth-authorization-server`,
+          // PKCE and the console's client_id are Scalar settings (docs.ts), not document
+          // extensions: Redocly reads `x-usePkce` as its own, differently shaped one.
+          description: `OAuth 2.1 authorization code flow with PKCE (S256). Discovery: ${baseUrl}/.well-known/oauth-authorization-server. In the reference at ${baseUrl}/docs, "Authorize" signs in with the public client \`${DOCS_CLIENT_ID}\`.`,
           flows: {
             authorizationCode: {
-              // Scalar's extension: its built-in client then sends a PKCE S256 challenge.
-              'x-usePkce': 'SHA-256',
               authorizationUrl: `${baseUrl}/oauth/authorize`,
               tokenUrl: `${baseUrl}/api/oauth/token`,
               refreshUrl: `${baseUrl}/api/oauth/token`,

@@ -212,6 +212,6 @@ export function createAdminApp(ctx: AppContext): Hono<AppEnv> {
       'Access-Control-Allow-Origin': '*',
     });
   });
-  registerDocs(app);
+  registerDocs(app, ctx.config.baseUrl);
   return app;
 }

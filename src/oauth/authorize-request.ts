@@ -192,9 +192,14 @@ export async function validateAuthorizeParams(
   }
 }
 
-/** Member apps of a school work only while the school has the MCP connections beta on (spec §5.2). */
+/**
+ * Member apps of a school work only while the school has the MCP connections beta on (spec §5.2).
+ * A deployment-wide member client (GraphiQL, schoolId null) is checked per school instead: only
+ * schools with the beta on are offered at consent (eligibleSchools), and grant-checks.ts re-checks.
+ */
 export async function requireMemberAppsEnabled(ctx: AppContext, client: OAuthClient): Promise<void> {
-  const school = client.schoolId ? await findSchoolById(ctx.db, client.schoolId) : undefined;
+  if (client.schoolId === null) return;
+  const school = await findSchoolById(ctx.db, client.schoolId);
   if (!school || !betaFeatures(school).includes('mcp_connections')) {
     throw new OAuthError(
       'unauthorized_client',
@@ -212,7 +217,8 @@ export interface EligibleSchool {
 
 /**
  * Schools the user can authorize this request for (product.md §2): operator audience → where
- * they are owner or admin; member audience → the member app's own school, with any role.
+ * they are owner or admin; member audience → the member app's own school, with any role, or for a
+ * deployment-wide member client every school of theirs with MCP connections on.
  */
 export async function eligibleSchools(
   ctx: AppContext,
@@ -223,11 +229,15 @@ export async function eligibleSchools(
   let query = ctx.db
     .selectFrom('memberships')
     .innerJoin('schools', 'schools.id', 'memberships.school_id')
-    .select(['schools.id', 'schools.name', 'memberships.roles'])
+    .select(['schools.id', 'schools.name', 'schools.beta_features', 'memberships.roles'])
     .where('memberships.user_id', '=', userId)
     .where('memberships.status', '=', 'active');
-  if (audience === 'member') query = query.where('schools.id', '=', client.schoolId ?? '');
-  const rows = await query.orderBy('schools.name').execute();
+  if (audience === 'member' && client.schoolId !== null)
+    query = query.where('schools.id', '=', client.schoolId);
+  let rows = await query.orderBy('schools.name').execute();
+  if (audience === 'member' && client.schoolId === null) {
+    rows = rows.filter((r) => betaFeatures(r).includes('mcp_connections'));
+  }
   return rows
     .map((r) => ({ id: r.id, name: r.name, roles: parseRoles(r.roles) as string[] }))
     .filter((s) => (audience === 'member' ? isMember(s.roles) : isOperator(s.roles)));

@@ -88,9 +88,12 @@ export function consentMayBeRemembered(req: AuthorizationRequest): boolean {
 }
 
 function noSchoolMessage(req: AuthorizationRequest): string {
-  return req.audience === 'member'
-    ? `You have no role at the school that runs ${req.client.name}.`
-    : `${req.client.name} acts for school operators, and you are not an owner or admin of any school.`;
+  if (req.audience === 'operator') {
+    return `${req.client.name} acts for school operators, and you are not an owner or admin of any school.`;
+  }
+  return req.client.schoolId === null
+    ? `${req.client.name} works at schools that have MCP connections turned on, and none of your schools has.`
+    : `You have no role at the school that runs ${req.client.name}.`;
 }
 
 /** GET and POST `/oauth/authorize`: RFC 6749 §4.1.1–§4.1.2 with PKCE, RFC 8707 and RFC 9207. */

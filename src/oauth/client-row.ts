@@ -8,6 +8,7 @@ export interface OAuthClient {
   name: string;
   /** Member apps belong to one school; other clients to none. */
   schoolId: string | null;
+  /** 'none' (public) or 'client_secret_post' (confidential: Basic or body, RFC 6749 §2.3.1). */
   authMethod: 'none' | 'client_secret_post';
   /** sha256() of the client secret; null for public clients. */
   secretHash: string | null;

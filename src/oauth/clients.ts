@@ -1,6 +1,6 @@
 /**
  * Client lookup and the two checks every OAuth endpoint makes on a client: its redirect URI
- * (RFC 6749 §3.1.2.3, RFC 8252 §7.3) and its secret (RFC 6749 §2.3.1, client_secret_post).
+ * (RFC 6749 §3.1.2.3, RFC 8252 §7.3) and its secret (RFC 6749 §2.3.1, by Basic or in the body).
  */
 import { safeEqual, sha256 } from '../crypto/tokens.ts';
 import type { AppContext } from '../http/context.ts';
@@ -53,7 +53,7 @@ export function redirectUriMatches(client: OAuthClient, redirectUri: string): bo
   return client.redirectUriPrefixes.some((prefix) => prefixMatches(prefix, redirectUri));
 }
 
-/** Verifies a client_secret_post secret in constant time (only hashes are compared). */
+/** Verifies a confidential client's secret in constant time (only hashes are compared). */
 export function verifyClientSecret(client: OAuthClient, secret: string | undefined): boolean {
   if (client.authMethod !== 'client_secret_post' || !client.secretHash) return false;
   if (typeof secret !== 'string' || !secret || secret.length > 512) return false;

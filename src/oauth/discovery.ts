@@ -33,6 +33,9 @@ export const CLAIMS_SUPPORTED = [
   'roles',
 ] as const;
 
+/** RFC 6749 §2.3.1: Basic, which servers must support, beside the body method and public clients. */
+const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
+
 const asCache = new WeakMap<Config, string>();
 const prCache = new WeakMap<Config, string>();
 
@@ -59,9 +62,9 @@ export function authorizationServerMetadata(config: Config): string {
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-      introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: AUTH_METHODS,
+      revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+      introspection_endpoint_auth_methods_supported: AUTH_METHODS,
       id_token_signing_alg_values_supported: ['ES256'],
       subject_types_supported: ['public'],
       claims_supported: CLAIMS_SUPPORTED,

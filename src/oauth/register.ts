@@ -101,11 +101,17 @@ function checkCommon(req: RegistrationRequest): void {
   }
 }
 
-function authMethodOf(req: RegistrationRequest): 'none' | 'client_secret_post' {
+const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
+type AuthMethod = (typeof AUTH_METHODS)[number];
+
+/** RFC 7591 §2: the methods the token endpoint takes; both secret methods make a confidential client. */
+function authMethodOf(req: RegistrationRequest): AuthMethod {
   const method = req.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none' && method !== 'client_secret_post')
-    throw metadataError('token_endpoint_auth_method must be none or client_secret_post.');
-  return method;
+  if (!(AUTH_METHODS as readonly string[]).includes(method))
+    throw metadataError(
+      'token_endpoint_auth_method must be none, client_secret_basic or client_secret_post.',
+    );
+  return method as AuthMethod;
 }
 
 interface Registered {
@@ -117,7 +123,7 @@ async function registerLoopback(ctx: AppContext, req: RegistrationRequest): Prom
   const authMethod = authMethodOf(req);
   const now = Date.now();
   const id = newId('lc', now);
-  const secret = authMethod === 'client_secret_post' ? randomToken(32) : undefined;
+  const secret = authMethod === 'none' ? undefined : randomToken(32);
   const metadata = {
     client_name: req.client_name?.trim() || 'Local application',
     redirect_uris: req.redirect_uris,
@@ -134,7 +140,8 @@ async function registerLoopback(ctx: AppContext, req: RegistrationRequest): Prom
       kind: 'loopback',
       name: metadata.client_name,
       school_id: null,
-      token_endpoint_auth_method: authMethod,
+      // Either secret method is stored as confidential; metadata keeps the registered name.
+      token_endpoint_auth_method: authMethod === 'none' ? 'none' : 'client_secret_post',
       secret_hash: secret ? sha256(secret) : null,
       redirect_uris: JSON.stringify(req.redirect_uris),
       allowed_scopes: null,

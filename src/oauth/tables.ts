@@ -9,6 +9,11 @@ export interface OAuthClientsTable {
   name: string;
   /** Member apps belong to one school; other clients to none. */
   school_id: string | null;
+  /**
+   * 'none' for public clients; 'client_secret_post' marks every confidential client, which may
+   * send its secret by HTTP Basic or in the body (RFC 6749 §2.3.1). A client registered with
+   * client_secret_basic keeps that name in `metadata`, for the registration answer.
+   */
   token_endpoint_auth_method: 'none' | 'client_secret_post';
   /** SHA-256 of the client secret (base64url); null for public clients. */
   secret_hash: string | null;

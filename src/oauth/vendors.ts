@@ -10,6 +10,7 @@ import { ConfigError } from '../config.ts';
 import type { AppContext } from '../http/context.ts';
 import { isoNow } from '../store/time.ts';
 import { checkCimdUrl } from './cimd.ts';
+import { CONSOLE_CLIENT_IDS, syncConsoleClients } from './console-clients.ts';
 import { isHttpsRedirectUri, isLoopbackRedirectUri, MAX_REDIRECT_URI_LENGTH } from './redirect-uris.ts';
 
 // RFC 8252 §7.1 private-use schemes (cursor://, windsurf://); never a scheme a browser executes.
@@ -125,6 +126,9 @@ export function loadVendors(config: Config): Vendor[] {
     for (const v of parseVendorList(text, `VENDORS_FILE ${config.vendorsFile}`)) byId.set(v.client_id, v);
   }
   const vendors = [...byId.values()];
+  // The first-party consoles' client_ids belong to them (console-clients.ts).
+  const reserved = vendors.find((v) => CONSOLE_CLIENT_IDS.includes(v.client_id));
+  if (reserved) throw new ConfigError(`vendors: the client_id ${reserved.client_id} is reserved for Lectern`);
   const seen = new Map<string, string>();
   for (const v of vendors) {
     for (const name of vendorNames(v)) {
@@ -167,8 +171,8 @@ export function matchVendor(config: Config, clientName: string): Vendor | undefi
 const synced = new WeakMap<object, Promise<void>>();
 
 /**
- * Writes every vendor into `oauth_clients` once per process and database (insert, or update a
- * row that is already kind 'vendor'); safe to run from several instances at once.
+ * Writes every vendor, and the first-party console clients, into `oauth_clients` once per process
+ * and database (insert, or update a row of the same kind); safe from several instances at once.
  */
 export function ensureVendorClients(ctx: AppContext): Promise<void> {
   let pending = synced.get(ctx.db);
@@ -226,4 +230,5 @@ async function syncVendors(ctx: AppContext): Promise<void> {
         .execute();
     }
   }
+  await syncConsoleClients(ctx);
 }

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { AuthorizationRequest, EligibleSchool } from '../oauth/authorize-request.ts';
 import { AUTHORIZE_PARAMS } from '../oauth/authorize-request.ts';
+import { isConsoleClient } from '../oauth/console-clients.ts';
 import { isLoopbackRedirectUri } from '../oauth/redirect-uris.ts';
 import { describeScope } from '../oauth/scopes.ts';
 import { CSRF_FIELD } from '../oauth/sessions.ts';
@@ -19,6 +20,7 @@ export function redirectTarget(uri: string): { label: string; source: string } {
 }
 
 function kindLabel(req: AuthorizationRequest, schoolName: string | undefined): string {
+  if (isConsoleClient(req.client)) return 'Part of Lectern';
   switch (req.client.kind) {
     case 'vendor':
       return 'Known integration';

@@ -29,7 +29,11 @@ describe('oauth4webapi end to end', () => {
     for (const s of world.scenarios) {
       await it(s.name, async () => {
         const client: oauth.Client = { client_id: s.clientId, id_token_signed_response_alg: 'ES256' };
-        const auth = s.clientSecret ? oauth.ClientSecretPost(s.clientSecret) : oauth.None();
+        const auth = !s.clientSecret
+          ? oauth.None()
+          : s.authMethod === 'client_secret_basic'
+            ? oauth.ClientSecretBasic(s.clientSecret)
+            : oauth.ClientSecretPost(s.clientSecret);
         const verifier = oauth.generateRandomCodeVerifier();
         const state = oauth.generateRandomState();
         const nonce = oauth.generateRandomNonce();

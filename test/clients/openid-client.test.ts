@@ -24,7 +24,11 @@ describe('openid-client end to end', () => {
           new URL(t.config.baseUrl),
           s.clientId,
           { id_token_signed_response_alg: 'ES256' },
-          s.clientSecret ? client.ClientSecretPost(s.clientSecret) : client.None(),
+          !s.clientSecret
+            ? client.None()
+            : s.authMethod === 'client_secret_basic'
+              ? client.ClientSecretBasic(s.clientSecret)
+              : client.ClientSecretPost(s.clientSecret),
           { execute: [client.allowInsecureRequests], [client.customFetch]: world.fetch },
         );
         client.enableNonRepudiationChecks(config);

@@ -11,6 +11,8 @@ export interface ClientScenario {
   readonly kind: 'loopback' | 'member' | 'vendor' | 'cimd';
   readonly clientId: string;
   readonly clientSecret?: string;
+  /** How a confidential client sends its secret (RFC 6749 §2.3.1); client_secret_post if unset. */
+  readonly authMethod?: 'client_secret_basic' | 'client_secret_post';
   readonly redirectUri: string;
   readonly scopes: string;
   readonly user: string;
@@ -28,7 +30,7 @@ export interface ClientWorld {
   close(): Promise<void>;
 }
 
-/** Builds the world: registers a public and a confidential loopback client, Claude, a CIMD client. */
+/** Builds the world: a public and two confidential loopback clients, Claude, a CIMD client. */
 export async function createClientWorld(): Promise<ClientWorld> {
   const t = await createTestApp({ CIMD_ALLOWED_HOSTS: CIMD_HOST });
   await seedDemoData(t.runtime.db);
@@ -41,6 +43,11 @@ export async function createClientWorld(): Promise<ClientWorld> {
       authMethod: 'client_secret_post',
     });
     assert.ok(confidential.client_secret);
+    const basic = await registerLoopbackClient(t, {
+      name: 'Basic CLI',
+      authMethod: 'client_secret_basic',
+    });
+    assert.ok(basic.client_secret);
     const claude = await t.request('/api/oauth/register', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -70,6 +77,16 @@ export async function createClientWorld(): Promise<ClientWorld> {
         redirectUri: 'http://127.0.0.1:50000/callback',
         scopes: 'openid email courses:write',
         resource: base,
+        ...operator,
+      },
+      {
+        name: 'confidential loopback client (client_secret_basic, HTTP Basic)',
+        kind: 'loopback',
+        clientId: basic.client_id,
+        clientSecret: basic.client_secret,
+        authMethod: 'client_secret_basic',
+        redirectUri: 'http://127.0.0.1:50001/callback',
+        scopes: 'openid profile courses:read',
         ...operator,
       },
       {

@@ -32,9 +32,9 @@ describe('discovery documents', () => {
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-      introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
       id_token_signing_alg_values_supported: ['ES256'],
       subject_types_supported: ['public'],
       claims_supported: [

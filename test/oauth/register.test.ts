@@ -228,7 +228,7 @@ describe('POST /api/oauth/register (RFC 7591, product.md §3 decision order)', (
   it('refuses unsupported metadata values with invalid_client_metadata', async () => {
     const loopback = ['http://127.0.0.1/cb'];
     for (const extra of [
-      { token_endpoint_auth_method: 'client_secret_basic' },
+      { token_endpoint_auth_method: 'client_secret_jwt' },
       { token_endpoint_auth_method: 'private_key_jwt' },
       { grant_types: ['implicit'] },
       { grant_types: ['refresh_token'] },

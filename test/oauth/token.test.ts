@@ -321,7 +321,7 @@ describe('POST /api/oauth/token', () => {
       assertOAuthError(none.res, none.body, 401, 'invalid_client', /client_id/);
     });
 
-    it('HTTP Basic is not an advertised method → invalid_client', async () => {
+    it('HTTP Basic (RFC 6749 §2.3.1) with a public client and an empty password names the client', async () => {
       const res = await t.request('/api/oauth/token', {
         method: 'POST',
         headers: {
@@ -330,7 +330,8 @@ describe('POST /api/oauth/token', () => {
         },
         body: 'grant_type=refresh_token&refresh_token=x',
       });
-      assertOAuthError(res, await res.json(), 401, 'invalid_client');
+      // Authenticated as the public client; the refresh token itself is what fails.
+      assertOAuthError(res, await res.json(), 400, 'invalid_grant');
     });
   });
 

@@ -75,7 +75,8 @@ describe('vendor integrations (product.md §3)', () => {
       .execute();
     assert.deepEqual(
       rows.map((r) => r.id),
-      ['acme', ...BUILT_IN, ...PINNED_DOCUMENTS].sort(),
+      // lectern-api-reference: the /docs console, a first-party client of the same shape.
+      ['acme', ...BUILT_IN, 'lectern-api-reference', ...PINNED_DOCUMENTS].sort(),
     );
     assert.ok(rows.every((r) => r.token_endpoint_auth_method === 'none'));
     const claude = await findClient(t.runtime, 'claude');

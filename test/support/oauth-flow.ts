@@ -134,7 +134,11 @@ export async function authorizeInBrowser(
 /** Registers a loopback client through POST /api/oauth/register. */
 export async function registerLoopbackClient(
   t: TestApp,
-  options: { authMethod?: 'none' | 'client_secret_post'; redirectUris?: string[]; name?: string } = {},
+  options: {
+    authMethod?: 'none' | 'client_secret_basic' | 'client_secret_post';
+    redirectUris?: string[];
+    name?: string;
+  } = {},
 ): Promise<{ client_id: string; client_secret?: string }> {
   const res = await t.request('/api/oauth/register', {
     method: 'POST',

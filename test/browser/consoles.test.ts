@@ -1,0 +1,163 @@
+/**
+ * The consoles sign in on the first try, in a real browser (Debian's Chromium through
+ * playwright-core): `/docs` "Authorize" (Scalar's own OAuth client, a popup, PKCE, HTTP Basic
+ * `client_id:` at the token endpoint) and GraphiQL's "Sign in" (PKCE from the page), each with the
+ * first-party console client of this deployment, then a real request from the page.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { listen, type RunningServer } from '../../src/runtime.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = 'test-artifacts/screenshots';
+const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+const skip = existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}; browser tests skipped`;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Our own markup in `selector` has no serious or critical axe-core violation. */
+async function assertAccessible(page: Page, selector: string): Promise<void> {
+  await page.evaluate(AXE);
+  const violations = (await page.evaluate(
+    `axe.run(${JSON.stringify(selector)}, { resultTypes: ['violations'] }).then((r) => r.violations)`,
+  )) as { id: string; impact: string | null; help: string }[];
+  assert.deepEqual(
+    violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help}`),
+    [],
+  );
+}
+
+/** Signs in on Lectern's login page and allows on the consent page, wherever they appear. */
+async function signInAndAllow(page: Page, email: string): Promise<void> {
+  await page.waitForURL(/\/login\?/);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('demo-password');
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await page.waitForURL(/\/oauth\/authorize\?/);
+  await page.getByText('Part of Lectern').waitFor();
+  await page.getByRole('button', { name: 'Allow' }).click();
+}
+
+describe('the consoles sign in (Chromium)', { skip }, () => {
+  let t: TestApp;
+  let server: RunningServer;
+  let browser: Browser;
+  let base: string;
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp({ BASE_URL: base });
+    await seedDemoData(t.runtime.db);
+    server = await listen(t.app, '127.0.0.1', port);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.shutdown(1000);
+    await t?.close();
+  });
+
+  it('/docs: Authorize signs the owner in (PKCE, console client) and "Test Request" → Send answers 200', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${base}/docs`);
+    await page.getByText('Create a course').first().waitFor({ timeout: 30_000 });
+    const tokenResponse = page.waitForResponse((r) => r.url() === `${base}/api/oauth/token`);
+    const popupOpened = context.waitForEvent('page');
+    await page.getByRole('button', { name: 'Authorize', exact: true }).click();
+    const popup = await popupOpened;
+    await signInAndAllow(popup, 'owner@example.com');
+    const token = await tokenResponse;
+    assert.equal(token.status(), 200, await token.text());
+    // Scalar names the public client with HTTP Basic and an empty password (RFC 6749 §2.3.1).
+    assert.equal(
+      (await token.request().allHeaders()).authorization,
+      `Basic ${Buffer.from('lectern-api-reference:').toString('base64')}`,
+    );
+    // Authorized: the scheme now shows its token and a "Clear" button instead of "Authorize".
+    await page.getByRole('button', { name: 'Clear', exact: true }).first().waitFor();
+
+    await page.getByText('List courses').first().click();
+    await page
+      .getByRole('button', { name: /Test Request/ })
+      .first()
+      .click();
+    const call = page.waitForResponse((r) => r.url().startsWith(`${base}/api/v1/courses`));
+    await page.getByRole('button', { name: /Send/ }).first().click();
+    const res = await call;
+    assert.equal(res.status(), 200);
+    assert.match((await res.request().allHeaders()).authorization ?? '', /^Bearer [A-Za-z0-9_-]{43}$/);
+    await page.getByText('200 OK').first().waitFor();
+    await page.screenshot({ path: `${SHOTS}/docs-authorized.png` });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('GraphiQL opens with the schema loaded and no error, signs the student in with PKCE and runs { viewer { email } }', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const graphql: number[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('response', (r) => {
+      if (r.url().startsWith(`${base}/account/graphql`) && r.request().method() === 'POST')
+        graphql.push(r.status());
+    });
+    await page.goto(`${base}/account/graphql`);
+    await page.getByText('Not signed in').waitFor();
+    // The schema arrived by anonymous introspection: the documentation explorer lists viewer.
+    await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
+    const docs = page.locator('.graphiql-doc-explorer');
+    await docs.getByText('Query', { exact: true }).first().click();
+    await docs.getByText('viewer', { exact: true }).first().waitFor();
+    assert.deepEqual(graphql, [200]);
+    await assertAccessible(page, '.sign-in-bar');
+
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signInAndAllow(page, 'student@example.com');
+    await page.waitForURL(`${base}/account/graphql`);
+    await page.getByText('Signed in (account:read account:write)').waitFor();
+
+    const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('{ viewer { email } }');
+    const run = page.waitForResponse(
+      (r) => r.url() === `${base}/account/graphql` && r.request().method() === 'POST',
+    );
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    const res = await run;
+    assert.equal(res.status(), 200);
+    assert.deepEqual(await res.json(), { data: { viewer: { email: 'student@example.com' } } });
+    await page.locator('.graphiql-response').getByText('student@example.com').first().waitFor();
+    await page.screenshot({ path: `${SHOTS}/graphiql-signed-in.png` });
+    assert.ok(
+      graphql.every((s) => s === 200),
+      graphql.join(' '),
+    );
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
