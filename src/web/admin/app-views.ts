@@ -76,7 +76,7 @@ export function appForm(
 <label class="check"><input type="radio" name="auth_method" value="none"${values.authMethod !== 'client_secret_post' ? html` checked` : ''}>
 <span><strong>Public</strong>: runs on people's devices or in a browser and cannot keep a secret; uses PKCE only (token endpoint auth method <code>none</code>).</span></label>
 <label class="check"><input type="radio" name="auth_method" value="client_secret_post"${values.authMethod === 'client_secret_post' ? html` checked` : ''}>
-<span><strong>Confidential</strong>: runs on a server that keeps a client secret, sent with PKCE (<code>client_secret_post</code>).</span></label>
+<span><strong>Confidential</strong>: runs on a server that keeps a client secret, sent with PKCE (HTTP Basic, <code>client_secret_basic</code>, or <code>client_secret_post</code>).</span></label>
 ${fieldError(errors, 'auth_method')}
 </fieldset>`
       : '';

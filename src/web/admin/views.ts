@@ -1,6 +1,8 @@
 /** The operator area's Settings and Connected apps pages. */
+
 import { html } from 'hono/html';
 import type { Connection } from '../../oauth/connected-apps.ts';
+import { isConsoleClient } from '../../oauth/console-clients.ts';
 import { describeScope } from '../../oauth/scopes.ts';
 import type { ClientKind } from '../../oauth/tables.ts';
 import { csrfField, notice, when } from '../account/page-kit.ts';
@@ -60,7 +62,8 @@ connect to their own account at ${area.school.name}.</p>`
 }
 
 /** Who a client is, in words (the consent page uses the same kinds). */
-export function kindLabel(kind: ClientKind): string {
+export function kindLabel(kind: ClientKind, clientId: string): string {
+  if (isConsoleClient({ id: clientId })) return 'Part of Lectern';
   switch (kind) {
     case 'vendor':
       return 'Known integration';
@@ -88,7 +91,7 @@ export function connectedPage(
 ): Html {
   const rows = connections.map(
     (conn) => html`<tr>
-<td><strong>${conn.clientName}</strong><br><span class="muted">${kindLabel(conn.clientKind)}</span></td>
+<td><strong>${conn.clientName}</strong><br><span class="muted">${kindLabel(conn.clientKind, conn.clientId)}</span></td>
 <td data-label="Person">${conn.userName}<br><span class="muted">${conn.userEmail}</span></td>
 <td data-label="Access">${scopeList(conn.scopes)}</td>
 <td data-label="Connected">${when(conn.createdAt)}</td>
