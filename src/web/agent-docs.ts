@@ -134,7 +134,7 @@ Start with the authentication walkthrough: it says how to obtain a client_id, wh
 
 ## Docs
 
-- [Authentication walkthrough](${b}/auth.md): discover, obtain a client_id, authorize, exchange, call, refresh, revoke; scopes, errors, id_token verification.
+- [Authentication walkthrough](${b}/auth.md): discover, obtain a client_id, authorize, exchange, call, refresh, revoke, as operator, member and MCP walkthroughs whose commands run as written; scopes, errors, id_token verification.
 - [Admin API (OpenAPI 3.1)](${b}/openapi.json): operator operations, each with its required scope.
 - [Account API schema (GraphQL SDL)](${b}/account/graphql/schema.graphql): a member's own data; POST ${b}/account/graphql.
 - [MCP endpoint](${b}/mcp): Streamable HTTP; anonymous public tools without a token, more with one.

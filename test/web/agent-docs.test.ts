@@ -67,13 +67,28 @@ describe('/auth.md and /llms.txt (spec §1, §5.1)', () => {
       '### 2.3 Fixed HTTPS callback',
       '### 2.4 Client ID Metadata Document',
       '### 2.5 Member clients',
-      '## 4. Authorize',
-      '## 5. Exchange the code',
-      '## 6. Verify the id_token',
-      '## 7. Call the API',
-      '## 8. Refresh',
-      '## 9. Revoke',
-      '## 10. Errors',
+      '## 3. Audiences and scopes',
+      // Each walkthrough in the order of use (spec §5.1).
+      '## 4. Operator walkthrough',
+      '### 4.1 Register a loopback client',
+      '### 4.2 Authorize',
+      '### 4.3 Exchange the code',
+      '### 4.4 Call the admin API',
+      '### 4.5 Refresh',
+      '### 4.6 Revoke',
+      '## 5. Member walkthrough',
+      "### 5.1 The member app's client_id",
+      '### 5.2 Authorize',
+      '### 5.3 Exchange the code',
+      '### 5.4 Verify the id_token',
+      '### 5.5 Call the Account API',
+      '### 5.6 Refresh',
+      '### 5.7 Revoke',
+      '## 6. MCP walkthrough',
+      '### 6.1 Anonymous',
+      '### 6.2 With a token',
+      '### 6.3 From an MCP SDK',
+      '## 7. Errors',
     ];
     let at = -1;
     for (const heading of order) {
@@ -81,6 +96,8 @@ describe('/auth.md and /llms.txt (spec §1, §5.1)', () => {
       assert.ok(i > at, `${heading} missing or out of order`);
       at = i;
     }
+    // The member walkthrough names a client that can be granted account:read (issue #11).
+    assert.match(text, /^CLIENT_ID=demo-member-app /m);
     assert.match(text, /`apps\.example\.com`/, 'the configured CIMD allowlist');
     assert.match(
       text,

@@ -1,0 +1,151 @@
+/**
+ * The README's commands are documents too (issue #11): each npm script, `lectern` command and
+ * setting it shows exists, and "Running on PostgreSQL" runs as written (the test database in
+ * place of db.internal, a generated secret in place of `...`).
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
+import { type Db, openDatabase } from '../../src/store/database.ts';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../support/database.ts';
+import { docBlocks } from '../support/doc-runner.ts';
+import { cliEnv, runLectern } from './run.ts';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+const blocks = docBlocks(README);
+const shell = blocks.filter((b) => b.lang === 'sh');
+const postgres = shell.find((b) => b.heading === '## Running on PostgreSQL');
+const commandLine = blocks.find((b) => b.heading === '## Command line');
+const SECRET = randomBytes(32).toString('base64url');
+
+/** `export A=x B=y` lines of a block, `...` standing for a value the reader supplies. */
+function exported(code: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of code.split('\n').filter((l) => l.startsWith('export '))) {
+    for (const m of line.replace(/\s+#.*$/, '').matchAll(/([A-Z_]+)=(\S+)/g)) {
+      env[m[1]] = m[2] === '...' ? SECRET : m[2];
+    }
+  }
+  return env;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves when `url` answers 200, polling while `child` runs. */
+async function until200(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    assert.equal(child.exitCode, null, `exited ${child.exitCode}:\n${output()}`);
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.fail(`${url} never answered 200:\n${output()}`);
+}
+
+describe("README's commands and settings are real", () => {
+  it('every npm command of its sh blocks is npm itself or a script of package.json', () => {
+    const used = shell.flatMap((b) =>
+      [...b.code.matchAll(/\bnpm (?:run )?([a-z][a-z-]*)/g)].map((m) => m[1]),
+    );
+    assert.ok(used.includes('start') && used.includes('bench'), used.join(' '));
+    for (const name of used.filter((n) => n !== 'ci')) assert.ok(PACKAGE.scripts[name], `npm ${name}`);
+  });
+
+  it('the Command line section lists exactly the commands of `lectern --help`', async () => {
+    const database = await createTestDatabase();
+    try {
+      const help = await runLectern(['--help'], cliEnv(database));
+      // The command's words: the first column (up to two spaces), before its options.
+      const words = (line: string) => {
+        const column = line.split(/\s{2,}/)[0].split(' ');
+        const options = column.findIndex((w) => !/^[a-z]+$/.test(w));
+        return options === -1 ? column : column.slice(0, options);
+      };
+      const usage = help.stdout
+        .split('\n')
+        .filter((l) => /^ {2}[a-z]/.test(l))
+        .map((l) => words(l.trim()).join(' '));
+      assert.ok(commandLine, 'a Command line section with a code block');
+      const listed = commandLine.code
+        .split('\n')
+        .filter((l) => l.startsWith('lectern '))
+        .map((l) => words(l.slice('lectern '.length)).join(' '));
+      assert.deepEqual(listed, usage);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('every setting the examples export is a row of the Configuration table, and their values pass the check', () => {
+    assert.ok(postgres, 'a Running on PostgreSQL section with an sh block');
+    const env = exported(postgres.code);
+    for (const name of Object.keys(env)) assert.match(README, new RegExp(`^\\| \`${name}\` \\|`, 'm'), name);
+    const config = loadConfig(env);
+    assert.equal(config.database.engine, 'postgres');
+    assert.equal(config.baseUrl, env.BASE_URL);
+    assert.equal(config.env, 'production');
+  });
+});
+
+describe('README "Running on PostgreSQL" runs as written', {
+  skip: ENGINE !== 'postgres' && 'PostgreSQL only',
+}, () => {
+  let database: TestDatabase;
+  let db: Db;
+  let child: ChildProcess | undefined;
+  before(async () => {
+    database = await createTestDatabase();
+    db = openDatabase(database.options);
+  });
+  after(async () => {
+    if (child && child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
+    await db.destroy();
+    await database.drop();
+  });
+
+  it('npx lectern migrate, then npx lectern serve answers /readyz', async () => {
+    assert.ok(postgres);
+    const example = exported(postgres.code).DATABASE_URL;
+    const script = postgres.code
+      .replace(example, `'${database.env.DATABASE_URL}'`)
+      .replace('LECTERN_SECRET=...', `LECTERN_SECRET=${SECRET}`);
+    const port = await freePort();
+    // PORT is left to its default in the README; a test picks a free one.
+    child = spawn('bash', ['--noprofile', '--norc', '-c', script], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port) },
+      cwd: new URL('../..', import.meta.url),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout?.on('data', (d) => {
+      output += d;
+    });
+    child.stderr?.on('data', (d) => {
+      output += d;
+    });
+    await until200(`http://127.0.0.1:${port}/readyz`, child, () => output);
+    assert.match(output, /migrations applied/);
+    assert.deepEqual(await db.selectFrom('courses').select('id').execute(), []);
+    const exited = new Promise((resolve) => child?.once('exit', resolve));
+    process.kill(-(child.pid ?? 0), 'SIGTERM');
+    await exited;
+  });
+});
