@@ -50,11 +50,31 @@ async function jsonBody(c: Context): Promise<unknown> {
   }
 }
 
+const malformedMultipart = (detail: string) =>
+  new ProblemError(400, 'malformed_multipart', 'Bad Request', { detail });
+
+// RFC 7578 §4.1: the parts of multipart/form-data are delimited by the `boundary` parameter
+// (RFC 2046 §5.1.1); a body without one, with parts under another boundary, or cut off before
+// the closing delimiter cannot be read, and says so (400) instead of failing inside the parser.
+async function multipartForm(c: Context, type: string) {
+  if (!/;\s*boundary\s*=\s*("[^"]+"|[^\s;"]+)/i.test(type)) {
+    throw malformedMultipart('multipart/form-data needs a boundary parameter (RFC 7578 §4.1).');
+  }
+  try {
+    return await c.req.parseBody();
+  } catch (err) {
+    if (err instanceof ProblemError) throw err;
+    throw malformedMultipart(
+      'The multipart/form-data body could not be parsed: its parts must be delimited by the declared boundary and end with the closing delimiter (RFC 2046 §5.1.1).',
+    );
+  }
+}
+
 // An upload is either multipart/form-data with a `file` part or the raw bytes with their type.
 async function uploadBody(c: Context): Promise<RawUpload> {
   const type = c.req.header('content-type') ?? '';
-  if (/^multipart\/form-data/i.test(type)) {
-    const form = await c.req.parseBody();
+  if (/^multipart\/form-data\s*(;|$)/i.test(type)) {
+    const form = await multipartForm(c, type);
     const file = form.file;
     if (!(file instanceof File))
       throw problems.validation([{ field: 'body.file', message: 'must be a file part named "file"' }]);
