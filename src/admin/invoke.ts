@@ -129,6 +129,23 @@ async function conditionally<T>(app: AppContext, run: (tx: Tx) => Promise<T>): P
   }
 }
 
+/** An operation's input once its schemas have accepted it. */
+export type ValidInput = ReturnType<typeof parseInput>;
+
+/**
+ * What must hold before an operation runs, or is remembered under an `Idempotency-Key`: the
+ * audience and scope checks, then the input validated by the operation's schemas (422).
+ */
+export function prepareOperation(
+  app: AppContext,
+  principal: Principal,
+  op: AdminOperation,
+  raw: RawInput,
+): ValidInput {
+  authorizeOperation(app.config.baseUrl, principal, op);
+  return parseInput(op, raw);
+}
+
 /**
  * Runs one operation for a principal: authorization, input validation, optimistic concurrency
  * (`If-Match`, checked and written in one transaction) and the handler. Framework-free: the REST
@@ -141,8 +158,20 @@ export async function invokeOperation(
   raw: RawInput,
   options: { ifMatch?: string } = {},
 ): Promise<InvokeResult> {
-  authorizeOperation(app.config.baseUrl, principal, op);
-  const input = parseInput(op, raw);
+  return runOperation(app, principal, op, prepareOperation(app, principal, op, raw), options);
+}
+
+/**
+ * Runs a prepared operation's handler. With `tx` it runs inside the caller's transaction (the
+ * Idempotency-Key claim's), If-Match check included; otherwise as invokeOperation says.
+ */
+export async function runOperation(
+  app: AppContext,
+  principal: Principal,
+  op: AdminOperation,
+  input: ValidInput,
+  options: { ifMatch?: string; tx?: Tx } = {},
+): Promise<InvokeResult> {
   const base: Omit<OperationContext, 'db'> = { app, principal, schoolId: principal.schoolId };
   try {
     const run = async (db: OperationContext['db']) => {
@@ -157,8 +186,11 @@ export async function invokeOperation(
       }
       return op.handler(ctx, input);
     };
-    const result =
-      options.ifMatch !== undefined && op.current ? await conditionally(app, run) : await run(app.db);
+    const result = options.tx
+      ? await run(options.tx)
+      : options.ifMatch !== undefined && op.current
+        ? await conditionally(app, run)
+        : await run(app.db);
     if (op.binary === 'download') {
       return { status: op.status ?? 200, binary: result as BinaryResult };
     }

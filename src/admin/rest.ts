@@ -15,7 +15,14 @@ import {
   type IdempotentRequest,
   releaseIdempotencyKey,
 } from './idempotency.ts';
-import { authorizeOperation, entityTag, type InvokeResult, invokeOperation } from './invoke.ts';
+import {
+  authorizeOperation,
+  entityTag,
+  type InvokeResult,
+  invokeOperation,
+  prepareOperation,
+  runOperation,
+} from './invoke.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
@@ -159,6 +166,10 @@ function route(ctx: AppContext, op: AdminOperation) {
       return render(c, result, false, location);
     }
     checkIdempotencyKey(key);
+    // Validated before the key is claimed or the request fingerprinted: an invalid request is
+    // the same 422 with or without a key and claims nothing, and the fingerprint is taken of
+    // schema-shaped input (a 100 000-level JSON array never reaches JSON.stringify).
+    const valid = prepareOperation(ctx, principal, op, input);
     const request: IdempotentRequest = {
       schoolId: principal.schoolId,
       clientId: principal.clientId,
@@ -166,8 +177,8 @@ function route(ctx: AppContext, op: AdminOperation) {
       method: op.method,
       path: c.req.path,
       fingerprint: JSON.stringify([
-        query,
-        body ?? null,
+        valid.query,
+        valid.body ?? null,
         raw ? entityTag(Buffer.from(raw.bytes).toString('base64')) : null,
       ]),
     };
@@ -182,7 +193,7 @@ function route(ctx: AppContext, op: AdminOperation) {
       );
     }
     try {
-      const result = await run();
+      const result = await runOperation(ctx, principal, op, valid, { ifMatch: c.req.header('if-match') });
       await completeIdempotencyKey(
         ctx.db,
         request,

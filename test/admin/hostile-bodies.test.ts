@@ -84,4 +84,36 @@ describe('admin API: hostile request bodies', () => {
     const raw = await upload('image/png', PNG);
     assert.equal(raw.status, 201);
   });
+
+  it('deeply nested JSON gets the same 422 with or without Idempotency-Key, and the server keeps answering', async () => {
+    const n = 100_000;
+    const bodies = ['['.repeat(n) + ']'.repeat(n), `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`];
+    for (const [i, text] of bodies.entries()) {
+      const send = (headers: Record<string, string>) =>
+        t.request('/api/v1/courses', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+          body: text,
+        });
+      const plain = await send({});
+      const keyed = await send({ 'idempotency-key': `deep-${i}` });
+      assert.equal(plain.status, 422);
+      assert.equal(keyed.status, 422);
+      assert.equal(keyed.headers.get('content-type'), 'application/problem+json');
+      const [a, b] = [await plain.json(), await keyed.json()];
+      assert.equal(b.code, 'validation_failed');
+      assert.deepEqual(b.errors, a.errors);
+    }
+    // Nothing was claimed for a request that never ran; the key is free for a valid body.
+    const later = await call(
+      'POST',
+      '/api/v1/courses',
+      { slug: 'after-deep', title: 'After' },
+      {
+        'idempotency-key': 'deep-0',
+      },
+    );
+    assert.equal(later.status, 201);
+    assert.equal((await call('GET', `/api/v1/courses/${later.body.id}`)).status, 200);
+  });
 });
