@@ -8,13 +8,7 @@ import type { Principal } from '../resource/principal.ts';
 import { adminOperations } from './catalogue.ts';
 import type { AdminOperation, RawUpload } from './define-operation.ts';
 import { registerDocs } from './docs.ts';
-import {
-  checkIdempotencyKey,
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  type IdempotentRequest,
-  releaseIdempotencyKey,
-} from './idempotency.ts';
+import { checkIdempotencyKey, type IdempotentRequest, runIdempotently } from './idempotency.ts';
 import {
   authorizeOperation,
   entityTag,
@@ -182,30 +176,23 @@ function route(ctx: AppContext, op: AdminOperation) {
         raw ? entityTag(Buffer.from(raw.bytes).toString('base64')) : null,
       ]),
     };
-    const claim = await claimIdempotencyKey(ctx.db, request);
-    if (claim.kind === 'replay') {
-      const stored = claim.body === '' ? undefined : JSON.parse(claim.body);
-      return render(
-        c,
-        { status: claim.status, body: stored, etag: op.etag ? entityTag(stored) : undefined },
-        true,
-        location,
-      );
-    }
-    try {
-      const result = await runOperation(ctx, principal, op, valid, { ifMatch: c.req.header('if-match') });
-      await completeIdempotencyKey(
-        ctx.db,
-        request,
-        result.status,
-        result.body === undefined ? '' : JSON.stringify(result.body),
-      );
-      return render(c, result, false, location);
-    } catch (err) {
-      // Only a success is remembered: a failed request changed nothing, so its retry runs anew.
-      await releaseIdempotencyKey(ctx.db, request);
-      throw err;
-    }
+    const outcome = await runIdempotently(
+      ctx.db,
+      request,
+      (tx) => runOperation(ctx, principal, op, valid, { ifMatch: c.req.header('if-match'), tx }),
+      (result) => ({
+        status: result.status,
+        body: result.body === undefined ? '' : JSON.stringify(result.body),
+      }),
+    );
+    if (outcome.kind === 'executed') return render(c, outcome.result, false, location);
+    const stored = outcome.body === '' ? undefined : JSON.parse(outcome.body);
+    return render(
+      c,
+      { status: outcome.status, body: stored, etag: op.etag ? entityTag(stored) : undefined },
+      true,
+      location,
+    );
   };
 }
 
