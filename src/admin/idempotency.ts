@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { PostgresAdapter, sql } from 'kysely';
 import { ProblemError } from '../errors/problem-error.ts';
-import type { Db } from '../store/database.ts';
+import type { Db, Tx } from '../store/database.ts';
 import { isoIn, isoNow } from '../store/time.ts';
 
 /** How long a key is remembered: long enough for any client retry loop. */
@@ -19,8 +20,9 @@ export interface IdempotentRequest {
   readonly fingerprint: string;
 }
 
-export type IdempotencyClaim =
-  | { readonly kind: 'claimed' }
+/** A request run under a key: executed now, or the stored response of its first success. */
+export type IdempotentOutcome<T> =
+  | { readonly kind: 'executed'; readonly result: T }
   | { readonly kind: 'replay'; readonly status: number; readonly body: string };
 
 /** Checks the `Idempotency-Key` header value: 1..255 visible ASCII characters. */
@@ -36,14 +38,38 @@ function requestHash(r: IdempotentRequest): string {
   return createHash('sha256').update(`${r.method}\n${r.path}\n${r.fingerprint}`).digest('base64url');
 }
 
+// How long a duplicate waits on PostgreSQL for the first request holding its key to finish
+// before answering 409 in progress, so waiters never pile up on pool connections.
+const CLAIM_WAIT = '5s';
+// A claim left in progress by the release before the claim became transactional (it committed
+// claims before the work): after this long its request is dead, and the key is taken over.
+const LEGACY_CLAIM_STALE_SECONDS = 300;
+
+const inProgress = () =>
+  new ProblemError(409, 'idempotency_key_in_progress', 'Conflict', {
+    detail: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+    headers: { 'Retry-After': '1' },
+  });
+
+const isPostgres = (db: Db | Tx) => db.getExecutor().adapter instanceof PostgresAdapter;
+
 /**
- * Claims a key before the request runs, with a row that is committed at once: of two concurrent
- * requests with the same key only one inserts it and executes; the other sees it in progress
- * (409) or, once finished, replays the stored response. A key reused for a different request
- * is a 422 `idempotency_key_reused` (the IETF httpapi Idempotency-Key draft, §2.7).
+ * Runs `work` at most once per key: the claim row, everything the work writes and the stored
+ * response commit in ONE transaction. So a request that dies with its process (kill -9, crash,
+ * lost connection) leaves nothing behind, neither the object nor the claim, and its retry runs
+ * afresh; a finished one replays. Two requests with one key: the second waits on the first's
+ * uncommitted claim (the primary key; SQLite runs transactions one at a time), then replays its
+ * response, or runs itself if the first failed and rolled back; on PostgreSQL it waits at most
+ * CLAIM_WAIT and then answers 409 `idempotency_key_in_progress`. A key reused for a different
+ * request is a 422 `idempotency_key_reused` (the IETF httpapi Idempotency-Key draft, §2.7). A
+ * failed request (any throw) rolls back with its claim, so its retry runs anew.
  */
-export async function claimIdempotencyKey(db: Db, r: IdempotentRequest): Promise<IdempotencyClaim> {
-  const hash = requestHash(r);
+export async function runIdempotently<T>(
+  db: Db,
+  r: IdempotentRequest,
+  work: (tx: Tx) => Promise<T>,
+  response: (result: T) => { status: number; body: string },
+): Promise<IdempotentOutcome<T>> {
   // Expired keys of this client go first (an index range on the primary key's prefix), so the
   // table stays bounded by what clients sent in the last day.
   await db
@@ -52,7 +78,39 @@ export async function claimIdempotencyKey(db: Db, r: IdempotentRequest): Promise
     .where('client_id', '=', r.clientId)
     .where('created_at', '<', isoIn(-IDEMPOTENCY_TTL_SECONDS))
     .execute();
-  const inserted = await db
+  const postgres = isPostgres(db);
+  try {
+    return await db.transaction().execute(async (tx) => {
+      if (postgres) await sql`set local lock_timeout = ${sql.lit(CLAIM_WAIT)}`.execute(tx);
+      const claim = await claimKey(tx, r, requestHash(r));
+      if (postgres) await sql`set local lock_timeout = default`.execute(tx);
+      if (claim) return claim;
+      const result = await work(tx);
+      const { status, body } = response(result);
+      await tx
+        .updateTable('idempotency_keys')
+        .set({ response_status: status, response_body: body })
+        .where('school_id', '=', r.schoolId)
+        .where('client_id', '=', r.clientId)
+        .where('key', '=', r.key)
+        .execute();
+      return { kind: 'executed', result };
+    });
+  } catch (err) {
+    // SQLSTATE 55P03 lock_not_available: the first request still holds the key after CLAIM_WAIT.
+    if ((err as { code?: string }).code === '55P03') throw inProgress();
+    throw err;
+  }
+}
+
+// Inserts the claim inside the caller's transaction; undefined when it is ours to run, else the
+// stored response to replay (or a 422/409 problem).
+async function claimKey(
+  tx: Tx,
+  r: IdempotentRequest,
+  hash: string,
+): Promise<{ kind: 'replay'; status: number; body: string } | undefined> {
+  const inserted = await tx
     .insertInto('idempotency_keys')
     .values({
       school_id: r.schoolId,
@@ -67,51 +125,32 @@ export async function claimIdempotencyKey(db: Db, r: IdempotentRequest): Promise
     })
     .onConflict((oc) => oc.columns(['school_id', 'client_id', 'key']).doNothing())
     .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed' };
-  const row = await db
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return undefined;
+  const row = await tx
     .selectFrom('idempotency_keys')
-    .select(['request_hash', 'response_status', 'response_body'])
+    .select(['request_hash', 'response_status', 'response_body', 'created_at'])
     .where('school_id', '=', r.schoolId)
     .where('client_id', '=', r.clientId)
     .where('key', '=', r.key)
     .executeTakeFirst();
-  if (!row) return claimIdempotencyKey(db, r);
+  if (!row) return claimKey(tx, r, hash);
   if (row.request_hash !== hash) {
     throw new ProblemError(422, 'idempotency_key_reused', 'Unprocessable Content', {
       detail: 'This Idempotency-Key was already used for a different request.',
     });
   }
-  if (row.response_status === IN_PROGRESS) {
-    throw new ProblemError(409, 'idempotency_key_in_progress', 'Conflict', {
-      detail: 'A request with this Idempotency-Key is still being processed; retry shortly.',
-      headers: { 'Retry-After': '1' },
-    });
+  if (row.response_status !== IN_PROGRESS) {
+    return { kind: 'replay', status: row.response_status, body: row.response_body };
   }
-  return { kind: 'replay', status: row.response_status, body: row.response_body };
-}
-
-/** Stores the response of a claimed key, so retries replay it. */
-export async function completeIdempotencyKey(
-  db: Db,
-  r: IdempotentRequest,
-  status: number,
-  body: string,
-): Promise<void> {
-  await db
+  if (row.created_at > isoIn(-LEGACY_CLAIM_STALE_SECONDS)) throw inProgress();
+  const taken = await tx
     .updateTable('idempotency_keys')
-    .set({ response_status: status, response_body: body })
+    .set({ created_at: isoNow() })
     .where('school_id', '=', r.schoolId)
     .where('client_id', '=', r.clientId)
     .where('key', '=', r.key)
-    .execute();
-}
-
-/** Forgets a claimed key whose request failed on the server side, so a retry runs again. */
-export async function releaseIdempotencyKey(db: Db, r: IdempotentRequest): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('school_id', '=', r.schoolId)
-    .where('client_id', '=', r.clientId)
-    .where('key', '=', r.key)
-    .execute();
+    .where('response_status', '=', IN_PROGRESS)
+    .executeTakeFirst();
+  // Zero rows: a concurrent retry took it over and finished first; replay its response.
+  return Number(taken.numUpdatedRows) === 1 ? undefined : claimKey(tx, r, hash);
 }

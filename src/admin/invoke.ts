@@ -120,6 +120,9 @@ async function conditionally<T>(app: AppContext, run: (tx: Tx) => Promise<T>): P
   }
 }
 
+/** An operation's input once its schemas have accepted it. */
+export type ValidInput = ReturnType<typeof parseInput>;
+
 /**
  * Runs one operation for a principal the surface has already authorized (REST: authorizeOperation;
  * MCP: the tool-call gate, both rendering the one decision): input validation, optimistic
@@ -133,7 +136,20 @@ export async function invokeOperation(
   raw: RawInput,
   options: { ifMatch?: string } = {},
 ): Promise<InvokeResult> {
-  const input = parseInput(op, raw);
+  return runOperation(app, principal, op, parseInput(op, raw), options);
+}
+
+/**
+ * Runs a prepared operation's handler. With `tx` it runs inside the caller's transaction (the
+ * Idempotency-Key claim's), If-Match check included; otherwise as invokeOperation says.
+ */
+export async function runOperation(
+  app: AppContext,
+  principal: Principal,
+  op: AdminOperation,
+  input: ValidInput,
+  options: { ifMatch?: string; tx?: Tx } = {},
+): Promise<InvokeResult> {
   const base: Omit<OperationContext, 'db'> = { app, principal, schoolId: principal.schoolId };
   try {
     const run = async (db: OperationContext['db']) => {
@@ -148,8 +164,11 @@ export async function invokeOperation(
       }
       return op.handler(ctx, input);
     };
-    const result =
-      options.ifMatch !== undefined && op.current ? await conditionally(app, run) : await run(app.db);
+    const result = options.tx
+      ? await run(options.tx)
+      : options.ifMatch !== undefined && op.current
+        ? await conditionally(app, run)
+        : await run(app.db);
     if (op.binary === 'download') {
       return { status: op.status ?? 200, binary: result as BinaryResult };
     }

@@ -8,14 +8,15 @@ import type { Principal } from '../resource/principal.ts';
 import { adminOperations } from './catalogue.ts';
 import type { AdminOperation, RawUpload } from './define-operation.ts';
 import { registerDocs } from './docs.ts';
+import { checkIdempotencyKey, type IdempotentRequest, runIdempotently } from './idempotency.ts';
 import {
-  checkIdempotencyKey,
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  type IdempotentRequest,
-  releaseIdempotencyKey,
-} from './idempotency.ts';
-import { authorizeOperation, entityTag, type InvokeResult, invokeOperation } from './invoke.ts';
+  authorizeOperation,
+  entityTag,
+  type InvokeResult,
+  invokeOperation,
+  parseInput,
+  runOperation,
+} from './invoke.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
@@ -50,11 +51,31 @@ async function jsonBody(c: Context): Promise<unknown> {
   }
 }
 
+const malformedMultipart = (detail: string) =>
+  new ProblemError(400, 'malformed_multipart', 'Bad Request', { detail });
+
+// RFC 7578 §4.1: the parts of multipart/form-data are delimited by the `boundary` parameter
+// (RFC 2046 §5.1.1); a body without one, with parts under another boundary, or cut off before
+// the closing delimiter cannot be read, and says so (400) instead of failing inside the parser.
+async function multipartForm(c: Context, type: string) {
+  if (!/;\s*boundary\s*=\s*("[^"]+"|[^\s;"]+)/i.test(type)) {
+    throw malformedMultipart('multipart/form-data needs a boundary parameter (RFC 7578 §4.1).');
+  }
+  try {
+    return await c.req.parseBody();
+  } catch (err) {
+    if (err instanceof ProblemError) throw err;
+    throw malformedMultipart(
+      'The multipart/form-data body could not be parsed: its parts must be delimited by the declared boundary and end with the closing delimiter (RFC 2046 §5.1.1).',
+    );
+  }
+}
+
 // An upload is either multipart/form-data with a `file` part or the raw bytes with their type.
 async function uploadBody(c: Context): Promise<RawUpload> {
   const type = c.req.header('content-type') ?? '';
-  if (/^multipart\/form-data/i.test(type)) {
-    const form = await c.req.parseBody();
+  if (/^multipart\/form-data\s*(;|$)/i.test(type)) {
+    const form = await multipartForm(c, type);
     const file = form.file;
     if (!(file instanceof File))
       throw problems.validation([{ field: 'body.file', message: 'must be a file part named "file"' }]);
@@ -139,6 +160,10 @@ function route(ctx: AppContext, op: AdminOperation) {
       return render(c, result, false, location);
     }
     checkIdempotencyKey(key);
+    // Validated before the key is claimed or the request fingerprinted: an invalid request is
+    // the same 422 with or without a key and claims nothing, and the fingerprint is taken of
+    // schema-shaped input (a 100 000-level JSON array never reaches JSON.stringify).
+    const valid = parseInput(op, input);
     const request: IdempotentRequest = {
       schoolId: principal.schoolId,
       clientId: principal.clientId,
@@ -146,35 +171,28 @@ function route(ctx: AppContext, op: AdminOperation) {
       method: op.method,
       path: c.req.path,
       fingerprint: JSON.stringify([
-        query,
-        body ?? null,
+        valid.query,
+        valid.body ?? null,
         raw ? entityTag(Buffer.from(raw.bytes).toString('base64')) : null,
       ]),
     };
-    const claim = await claimIdempotencyKey(ctx.db, request);
-    if (claim.kind === 'replay') {
-      const stored = claim.body === '' ? undefined : JSON.parse(claim.body);
-      return render(
-        c,
-        { status: claim.status, body: stored, etag: op.etag ? entityTag(stored) : undefined },
-        true,
-        location,
-      );
-    }
-    try {
-      const result = await run();
-      await completeIdempotencyKey(
-        ctx.db,
-        request,
-        result.status,
-        result.body === undefined ? '' : JSON.stringify(result.body),
-      );
-      return render(c, result, false, location);
-    } catch (err) {
-      // Only a success is remembered: a failed request changed nothing, so its retry runs anew.
-      await releaseIdempotencyKey(ctx.db, request);
-      throw err;
-    }
+    const outcome = await runIdempotently(
+      ctx.db,
+      request,
+      (tx) => runOperation(ctx, principal, op, valid, { ifMatch: c.req.header('if-match'), tx }),
+      (result) => ({
+        status: result.status,
+        body: result.body === undefined ? '' : JSON.stringify(result.body),
+      }),
+    );
+    if (outcome.kind === 'executed') return render(c, outcome.result, false, location);
+    const stored = outcome.body === '' ? undefined : JSON.parse(outcome.body);
+    return render(
+      c,
+      { status: outcome.status, body: stored, etag: op.etag ? entityTag(stored) : undefined },
+      true,
+      location,
+    );
   };
 }
 
