@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Section } from '../domain/curriculum.ts';
-import type { LectureProgress } from '../domain/enrollments.ts';
+import type { LectureProgress } from '../domain/lecture-progress.ts';
 import {
   loadMemberCourses,
   loadMemberCurricula,

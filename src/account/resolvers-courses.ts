@@ -1,5 +1,5 @@
 import type { Lecture, Section } from '../domain/curriculum.ts';
-import type { LectureProgress } from '../domain/enrollments.ts';
+import type { LectureProgress } from '../domain/lecture-progress.ts';
 import type { MemberEnrollment } from '../domain/member-reads.ts';
 import type { CoursesTable } from '../domain/tables.ts';
 import type { AccountContext } from './context.ts';

@@ -5,12 +5,10 @@ import type { Db, Tx } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
+import { type LectureProgress, progressOfEnrollment, saveLectureProgress } from './lecture-progress.ts';
 import { ensureMembership } from './memberships.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { EnrollmentsTable } from './tables.ts';
-
-// Progress lives in lecture-progress.ts; its API is also reachable from here.
-export { type LectureProgress, listLectureProgress, recordLectureProgress } from './lecture-progress.ts';
 
 export const ENROLLMENT_SOURCES = ['manual', 'order', 'membership_plan', 'import'] as const;
 export type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
@@ -282,4 +280,63 @@ export async function unenroll(db: Db | Tx, schoolId: string, id: string): Promi
     .where('id', '=', id)
     .executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw problems.notFound('No such enrollment.');
+}
+
+/** Per-lecture progress of an enrollment of the school, in curriculum order; 404 otherwise. */
+export async function listLectureProgress(
+  db: Db | Tx,
+  schoolId: string,
+  enrollmentId: string,
+): Promise<LectureProgress[]> {
+  await getEnrollment(db, schoolId, enrollmentId);
+  return progressOfEnrollment(db, enrollmentId);
+}
+
+/**
+ * Records where a member is in a lecture. The member must be enrolled in the lecture's course
+ * (403 `not_enrolled`) with access not expired (403 `access_expired`). A lecture once completed
+ * stays completed (re-watching does not undo it). Progress is completed lectures over all
+ * lectures of the course; reaching 100 % stamps completedAt (lecture-progress.ts).
+ */
+export async function recordLectureProgress(
+  db: Db | Tx,
+  schoolId: string,
+  userId: string,
+  input: { lectureId: string; positionSeconds: number; completed?: boolean },
+): Promise<{ enrollment: Enrollment; lecture: LectureProgress }> {
+  const c = new Checks();
+  const position = c.int('positionSeconds', input.positionSeconds, 0, 1_000_000);
+  if (input.completed !== undefined && typeof input.completed !== 'boolean')
+    c.fail('completed', 'must be a boolean');
+  c.done();
+  return withTransaction(db, async (tx) => {
+    const lecture = await tx
+      .selectFrom('lectures')
+      .select(['id', 'course_id'])
+      .where('school_id', '=', schoolId)
+      .where('id', '=', input.lectureId)
+      .executeTakeFirst();
+    if (!lecture) {
+      throw new ProblemError(404, 'lecture_not_found', 'Not Found', { detail: 'No such lecture.' });
+    }
+    const enrollment = await findEnrollmentOf(tx, schoolId, userId, lecture.course_id);
+    if (!enrollment) {
+      throw new ProblemError(403, 'not_enrolled', 'Forbidden', {
+        detail: 'You are not enrolled in the course of this lecture.',
+      });
+    }
+    if (!enrollment.active) {
+      throw new ProblemError(403, 'access_expired', 'Forbidden', {
+        detail: `Access to this course ended at ${enrollment.expiresAt}.`,
+      });
+    }
+    const progress = await saveLectureProgress(
+      tx,
+      enrollment.id,
+      { id: lecture.id, courseId: lecture.course_id },
+      position,
+      input.completed,
+    );
+    return { enrollment: await getEnrollment(tx, schoolId, enrollment.id), lecture: progress };
+  });
 }

@@ -7,7 +7,6 @@ import {
   countEnrollments,
   type Enrollment,
   type EnrollmentState,
-  type LectureProgress,
   listEnrollments,
   recordLectureProgress,
 } from './enrollments.ts';
@@ -20,6 +19,7 @@ import {
   registerForEvent,
 } from './event-registrations.ts';
 import { type Event, getEvent } from './events.ts';
+import type { LectureProgress } from './lecture-progress.ts';
 import { getMemberProfile, type MemberProfile } from './member-reads.ts';
 import { countOrders, listOrders, type Order } from './orders.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
