@@ -7,9 +7,8 @@ import {
   loadMemberLectureProgress,
   loadSchoolEvents,
   type MemberEvent,
-  type MemberScope,
 } from '../domain/member-account.ts';
-import { getMemberProfile, type MemberProfile } from '../domain/member-reads.ts';
+import { getMemberProfile, type MemberProfile, type MemberScope } from '../domain/member-reads.ts';
 import { findSchoolById, type School } from '../domain/schools.ts';
 import type { CoursesTable } from '../domain/tables.ts';
 import type { Principal } from '../resource/principal.ts';

@@ -20,7 +20,7 @@ import {
 } from './event-registrations.ts';
 import { type Event, getEvent } from './events.ts';
 import type { LectureProgress } from './lecture-progress.ts';
-import { getMemberProfile, type MemberProfile } from './member-reads.ts';
+import { getMemberProfile, type MemberProfile, type MemberScope } from './member-reads.ts';
 import { countOrders, listOrders, type Order } from './orders.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { CoursesTable, MembershipPlansTable, SubscriptionsTable } from './tables.ts';
@@ -28,13 +28,10 @@ import { updateUserName } from './users.ts';
 
 /**
  * One member's own data at one school: what the Account API and the member MCP tools read and
- * write. Every function takes the member's scope (from the access token) and reads only rows of
- * that school and that user, so isolation holds by construction, whatever the caller passes.
+ * write. Every function takes the member's scope (from the access token; see member-reads.ts)
+ * and reads only rows of that school and that user, so isolation holds by construction,
+ * whatever the caller passes.
  */
-export interface MemberScope {
-  readonly schoolId: string;
-  readonly userId: string;
-}
 
 /** The member's enrollments with their course, oldest first, optionally by state. */
 export function listMemberEnrollments(

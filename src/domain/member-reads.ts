@@ -3,7 +3,6 @@ import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { ENROLLMENT_STATES, type EnrollmentState, enrollmentStateCondition } from './enrollments.ts';
-import type { MemberScope } from './member-account.ts';
 import {
   decodeCursor,
   encodeCursor,
@@ -52,6 +51,15 @@ async function runShape<R>(
   );
   const result = await db.executeQuery<R>({ ...compiled, parameters });
   return result.rows;
+}
+
+/**
+ * The member a request acts for: (school, user) of the access token. Every member read and
+ * write (here and in member-account.ts) filters on both.
+ */
+export interface MemberScope {
+  readonly schoolId: string;
+  readonly userId: string;
 }
 
 /** The member's own profile (never the password hash). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EventRegistration } from '../domain/event-registrations.ts';
-import { loadSchoolEvents, type MemberScope } from '../domain/member-account.ts';
-import type { MemberEnrollment } from '../domain/member-reads.ts';
+import { loadSchoolEvents } from '../domain/member-account.ts';
+import type { MemberEnrollment, MemberScope } from '../domain/member-reads.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
 import type { ToolCall } from './tool.ts';
