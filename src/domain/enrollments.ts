@@ -15,14 +15,14 @@ export type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
 export const ENROLLMENT_STATES = ['active', 'expired', 'completed', 'in_progress', 'not_started'] as const;
 export type EnrollmentState = (typeof ENROLLMENT_STATES)[number];
 
-/** A person's access to one course and how far they got. */
-export interface Enrollment {
+/**
+ * An enrollment as its member sees it: access, progress, where they left off, the course named
+ * (what the Account API and the member tools show). The full Enrollment is a superset.
+ */
+export interface EnrollmentSummary {
   id: string;
-  schoolId: string;
-  userId: string;
   courseId: string;
-  course: { id: string; title: string; slug: string };
-  user: { id: string; name: string; email: string };
+  course: { id: string; slug: string; title: string };
   enrolledAt: string;
   /** Null means lifetime access. */
   expiresAt: string | null;
@@ -34,6 +34,13 @@ export interface Enrollment {
   lastLectureId: string | null;
   lastPositionSeconds: number | null;
   lastWatchedAt: string | null;
+}
+
+/** A person's access to one course and how far they got, with the admin columns. */
+export interface Enrollment extends EnrollmentSummary {
+  schoolId: string;
+  userId: string;
+  user: { id: string; name: string; email: string };
   source: EnrollmentSource;
   createdAt: string;
   updatedAt: string;
@@ -46,21 +53,26 @@ export interface EnrollmentFilter {
   state?: EnrollmentState;
 }
 
-type Row = EnrollmentsTable & {
-  course_title: string;
-  course_slug: string;
-  user_name: string;
-  user_email: string;
-};
+/** The columns a summary is mapped from: the enrollment's own and its course's slug and title. */
+export type EnrollmentSummaryRow = Pick<
+  EnrollmentsTable,
+  | 'id'
+  | 'course_id'
+  | 'enrolled_at'
+  | 'expires_at'
+  | 'progress_percent'
+  | 'completed_at'
+  | 'last_lecture_id'
+  | 'last_position_seconds'
+  | 'last_watched_at'
+> & { course_slug: string; course_title: string };
 
-function toEnrollment(r: Row, now = isoNow()): Enrollment {
+type Row = EnrollmentsTable & EnrollmentSummaryRow & { user_name: string; user_email: string };
+
+// Access and progress, the same in both shapes. The one `active` rule: lifetime (no expiry) or
+// expiring after `now`; enrollmentStateCondition says the same in SQL.
+function accessAndProgress(r: EnrollmentSummaryRow, now: string) {
   return {
-    id: r.id,
-    schoolId: r.school_id,
-    userId: r.user_id,
-    courseId: r.course_id,
-    course: { id: r.course_id, title: r.course_title, slug: r.course_slug },
-    user: { id: r.user_id, name: r.user_name, email: r.user_email },
     enrolledAt: r.enrolled_at,
     expiresAt: r.expires_at,
     lifetime: r.expires_at === null,
@@ -70,6 +82,28 @@ function toEnrollment(r: Row, now = isoNow()): Enrollment {
     lastLectureId: r.last_lecture_id,
     lastPositionSeconds: r.last_position_seconds,
     lastWatchedAt: r.last_watched_at,
+  };
+}
+
+/** An enrollment row (narrow or full) as its member sees it, `active` as of `now`. */
+export function toEnrollmentSummary(r: EnrollmentSummaryRow, now = isoNow()): EnrollmentSummary {
+  return {
+    id: r.id,
+    courseId: r.course_id,
+    course: { id: r.course_id, slug: r.course_slug, title: r.course_title },
+    ...accessAndProgress(r, now),
+  };
+}
+
+function toEnrollment(r: Row, now = isoNow()): Enrollment {
+  return {
+    id: r.id,
+    schoolId: r.school_id,
+    userId: r.user_id,
+    courseId: r.course_id,
+    course: { id: r.course_id, title: r.course_title, slug: r.course_slug },
+    user: { id: r.user_id, name: r.user_name, email: r.user_email },
+    ...accessAndProgress(r, now),
     source: r.source,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -114,6 +148,15 @@ export function enrollmentStateCondition(
   }
 }
 
+/** A state filter: none, or one of ENROLLMENT_STATES (422 `validation_failed` otherwise). */
+export function checkEnrollmentState(state: string | undefined): EnrollmentState | undefined {
+  if (state === undefined) return undefined;
+  const c = new Checks();
+  const checked = c.oneOf('state', state, ENROLLMENT_STATES);
+  c.done();
+  return checked;
+}
+
 function filtered(db: Db | Tx, schoolId: string, filter: EnrollmentFilter) {
   let q = baseQuery(db, schoolId);
   if (filter.courseId) q = q.where('enrollments.course_id', '=', filter.courseId);
@@ -133,11 +176,7 @@ export async function listEnrollments(
   filter: EnrollmentFilter = {},
   page: PageParams = {},
 ): Promise<Page<Enrollment>> {
-  if (filter.state !== undefined) {
-    const c = new Checks();
-    c.oneOf('state', filter.state, ENROLLMENT_STATES);
-    c.done();
-  }
+  checkEnrollmentState(filter.state);
   const rows = await paginate(filtered(db, schoolId, filter), page, { table: 'enrollments' });
   const now = isoNow();
   return { data: rows.data.map((r) => toEnrollment(r, now)), next_cursor: rows.next_cursor };
