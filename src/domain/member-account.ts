@@ -7,7 +7,6 @@ import {
   countEnrollments,
   type Enrollment,
   type EnrollmentState,
-  listEnrollments,
   recordLectureProgress,
 } from './enrollments.ts';
 import {
@@ -33,16 +32,6 @@ import { updateUserName } from './users.ts';
  * and reads only rows of that school and that user, so isolation holds by construction,
  * whatever the caller passes.
  */
-
-/** The member's enrollments with their course, oldest first, optionally by state. */
-export function listMemberEnrollments(
-  db: Db | Tx,
-  scope: MemberScope,
-  page: PageParams,
-  state?: EnrollmentState,
-): Promise<Page<Enrollment>> {
-  return listEnrollments(db, scope.schoolId, { userId: scope.userId, state }, page);
-}
 
 /** How many enrollments the member has (by state). */
 export function countMemberEnrollments(
