@@ -1,15 +1,14 @@
 import DataLoader from 'dataloader';
 import type { Section } from '../domain/curriculum.ts';
-import type { LectureProgress } from '../domain/enrollments.ts';
+import type { Event } from '../domain/events.ts';
+import type { LectureProgress } from '../domain/lecture-progress.ts';
 import {
   loadMemberCourses,
   loadMemberCurricula,
   loadMemberLectureProgress,
   loadSchoolEvents,
-  type MemberEvent,
-  type MemberScope,
 } from '../domain/member-account.ts';
-import { getMemberProfile, type MemberProfile } from '../domain/member-reads.ts';
+import { getMemberProfile, type MemberProfile, type MemberScope } from '../domain/member-reads.ts';
 import { findSchoolById, type School } from '../domain/schools.ts';
 import type { CoursesTable } from '../domain/tables.ts';
 import type { Principal } from '../resource/principal.ts';
@@ -34,7 +33,7 @@ export interface Loaders {
   readonly courses: DataLoader<string, CoursesTable | undefined>;
   readonly curricula: DataLoader<string, Section[]>;
   readonly lectureProgress: DataLoader<string, ReadonlyMap<string, LectureProgress>>;
-  readonly events: DataLoader<string, MemberEvent | undefined>;
+  readonly events: DataLoader<string, Event | undefined>;
   /** Forgets everything loaded: called after each mutation so later fields read fresh rows. */
   reset(): void;
 }

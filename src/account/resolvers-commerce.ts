@@ -1,6 +1,7 @@
 import type { EventRegistration } from '../domain/event-registrations.ts';
-import type { MemberEvent, MemberSubscription } from '../domain/member-account.ts';
+import type { Event } from '../domain/events.ts';
 import type { Order, OrderItem } from '../domain/orders.ts';
+import type { MemberSubscription } from '../domain/subscriptions.ts';
 import type { AccountContext } from './context.ts';
 
 const money = (amount: number, currency: string) => ({ amount, currency });
@@ -26,14 +27,14 @@ export const commerceResolvers = {
   },
   EventRegistration: {
     status: (r: EventRegistration) => upper(r.status),
-    event: async (r: EventRegistration, _: unknown, ctx: AccountContext): Promise<MemberEvent> => {
+    event: async (r: EventRegistration, _: unknown, ctx: AccountContext): Promise<Event> => {
       const event = await ctx.loaders.events.load(r.eventId);
       if (!event) throw new Error(`event ${r.eventId} of registration ${r.id} is missing`);
       return event;
     },
   },
   Event: {
-    status: (e: MemberEvent) => upper(e.status),
+    status: (e: Event) => upper(e.status),
   },
   MembershipSubscription: {
     status: (s: MemberSubscription) => upper(s.status),

@@ -1,6 +1,6 @@
 import type { Lecture, Section } from '../domain/curriculum.ts';
-import type { LectureProgress } from '../domain/enrollments.ts';
-import type { MemberEnrollment } from '../domain/member-reads.ts';
+import type { EnrollmentSummary } from '../domain/enrollments.ts';
+import type { LectureProgress } from '../domain/lecture-progress.ts';
 import type { CoursesTable } from '../domain/tables.ts';
 import type { AccountContext } from './context.ts';
 
@@ -24,18 +24,18 @@ interface LectureNode {
   readonly enrollment: EnrollmentRef;
 }
 
-const ref = (e: MemberEnrollment): EnrollmentRef => ({ id: e.id, active: e.active });
+const ref = (e: EnrollmentSummary): EnrollmentRef => ({ id: e.id, active: e.active });
 const visible = (n: LectureNode) => n.enrollment.active || n.lecture.isFreePreview;
 
 /** Resolvers of EnrolledCourse and the course tree below it. */
 export const courseResolvers = {
   EnrolledCourse: {
-    slug: (e: MemberEnrollment) => e.course.slug,
-    title: (e: MemberEnrollment) => e.course.title,
-    expireDate: (e: MemberEnrollment) => e.expiresAt,
-    hasLifetimeAccess: (e: MemberEnrollment) => e.lifetime,
-    hasAccess: (e: MemberEnrollment) => e.active,
-    lastWatchedLecture: (e: MemberEnrollment) =>
+    slug: (e: EnrollmentSummary) => e.course.slug,
+    title: (e: EnrollmentSummary) => e.course.title,
+    expireDate: (e: EnrollmentSummary) => e.expiresAt,
+    hasLifetimeAccess: (e: EnrollmentSummary) => e.lifetime,
+    hasAccess: (e: EnrollmentSummary) => e.active,
+    lastWatchedLecture: (e: EnrollmentSummary) =>
       e.lastLectureId
         ? {
             lectureId: e.lastLectureId,
@@ -43,7 +43,7 @@ export const courseResolvers = {
             watchedAt: e.lastWatchedAt,
           }
         : null,
-    course: async (e: MemberEnrollment, _: unknown, ctx: AccountContext): Promise<CourseNode> => {
+    course: async (e: EnrollmentSummary, _: unknown, ctx: AccountContext): Promise<CourseNode> => {
       const course = await ctx.loaders.courses.load(e.courseId);
       if (!course) throw new Error(`course ${e.courseId} of enrollment ${e.id} is missing`);
       return { course, enrollment: ref(e) };

@@ -38,8 +38,3 @@ export const adminOperations: readonly AdminOperation[] = [
   ...storageOperations,
   ...analyticsOperations,
 ];
-
-/** An operation by name (`courses.create`), or undefined. */
-export function findOperation(name: string): AdminOperation | undefined {
-  return adminOperations.find((op) => op.name === name);
-}

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../store/database.ts';
 import { Checks } from './checks.ts';
+import { revenueOrders } from './orders.ts';
 
 /**
  * Reports over a half-open range [from, to) of instants, computed from orders, enrollments and
@@ -39,24 +40,19 @@ export interface RevenueTotal {
   orders: number;
 }
 
-/** Revenue per currency over the range. */
+/** Revenue per currency over the range (orders.ts#revenueOrders says which orders count). */
 export async function revenueTotals(
   db: Db | Tx,
   schoolId: string,
   range: DateRange,
 ): Promise<RevenueTotal[]> {
-  const rows = await db
-    .selectFrom('orders')
+  const rows = await revenueOrders(db, schoolId, range)
     .select([
       'currency',
       sql<number>`sum(total_amount)`.as('gross'),
       sql<number>`sum(refunded_amount)`.as('refunded'),
       sql<number>`count(*)`.as('orders'),
     ])
-    .where('school_id', '=', schoolId)
-    .where('status', 'in', ['paid', 'partially_refunded', 'refunded'])
-    .where('created_at', '>=', range.from)
-    .where('created_at', '<', range.to)
     .groupBy('currency')
     .orderBy('currency')
     .execute();
@@ -76,18 +72,13 @@ export async function revenueByDay(
   range: DateRange,
 ): Promise<Array<{ date: string; currency: string; netAmount: number; orders: number }>> {
   const day = sql<string>`substr(created_at, 1, 10)`;
-  const rows = await db
-    .selectFrom('orders')
+  const rows = await revenueOrders(db, schoolId, range)
     .select([
       day.as('day'),
       'currency',
       sql<number>`sum(total_amount - refunded_amount)`.as('net'),
       sql<number>`count(*)`.as('orders'),
     ])
-    .where('school_id', '=', schoolId)
-    .where('status', 'in', ['paid', 'partially_refunded', 'refunded'])
-    .where('created_at', '>=', range.from)
-    .where('created_at', '<', range.to)
     .groupBy([day, 'currency'])
     .orderBy(day)
     .orderBy('currency')

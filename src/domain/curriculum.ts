@@ -109,11 +109,25 @@ async function sectionRow(db: Db | Tx, schoolId: string, id: string): Promise<Se
 /** The course's sections with their lectures, in order. */
 export async function getCurriculum(db: Db | Tx, schoolId: string, courseId: string): Promise<Section[]> {
   await requireCourse(db, schoolId, courseId);
+  return (await loadCurricula(db, schoolId, [courseId])).get(courseId) ?? [];
+}
+
+/**
+ * The curricula (sections with lectures, in order) of the school's courses of the given ids,
+ * keyed by course id ([] for a course without sections): two queries for any number of courses.
+ */
+export async function loadCurricula(
+  db: Db | Tx,
+  schoolId: string,
+  courseIds: readonly string[],
+): Promise<Map<string, Section[]>> {
+  const out = new Map<string, Section[]>(courseIds.map((id) => [id, []]));
+  if (courseIds.length === 0) return out;
   const sections = await db
     .selectFrom('sections')
     .selectAll()
     .where('school_id', '=', schoolId)
-    .where('course_id', '=', courseId)
+    .where('course_id', 'in', [...courseIds])
     .orderBy('position')
     .orderBy('id')
     .execute();
@@ -121,11 +135,14 @@ export async function getCurriculum(db: Db | Tx, schoolId: string, courseId: str
     .selectFrom('lectures')
     .selectAll()
     .where('school_id', '=', schoolId)
-    .where('course_id', '=', courseId)
+    .where('course_id', 'in', [...courseIds])
     .orderBy('position')
     .orderBy('id')
     .execute();
-  return sections.map((s) => toSection(s, lectures.filter((l) => l.section_id === s.id).map(toLecture)));
+  const bySection = Map.groupBy(lectures, (l) => l.section_id);
+  for (const s of sections)
+    out.get(s.course_id)?.push(toSection(s, (bySection.get(s.id) ?? []).map(toLecture)));
+  return out;
 }
 
 /** One section with its lectures; 404 if it is not the school's. */

@@ -5,26 +5,24 @@ import type { Db, Tx } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
+import { type LectureProgress, progressOfEnrollment, saveLectureProgress } from './lecture-progress.ts';
 import { ensureMembership } from './memberships.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { EnrollmentsTable } from './tables.ts';
-
-// Progress lives in lecture-progress.ts; its API is also reachable from here.
-export { type LectureProgress, listLectureProgress, recordLectureProgress } from './lecture-progress.ts';
 
 export const ENROLLMENT_SOURCES = ['manual', 'order', 'membership_plan', 'import'] as const;
 export type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
 export const ENROLLMENT_STATES = ['active', 'expired', 'completed', 'in_progress', 'not_started'] as const;
 export type EnrollmentState = (typeof ENROLLMENT_STATES)[number];
 
-/** A person's access to one course and how far they got. */
-export interface Enrollment {
+/**
+ * An enrollment as its member sees it: access, progress, where they left off, the course named
+ * (what the Account API and the member tools show). The full Enrollment is a superset.
+ */
+export interface EnrollmentSummary {
   id: string;
-  schoolId: string;
-  userId: string;
   courseId: string;
-  course: { id: string; title: string; slug: string };
-  user: { id: string; name: string; email: string };
+  course: { id: string; slug: string; title: string };
   enrolledAt: string;
   /** Null means lifetime access. */
   expiresAt: string | null;
@@ -36,6 +34,13 @@ export interface Enrollment {
   lastLectureId: string | null;
   lastPositionSeconds: number | null;
   lastWatchedAt: string | null;
+}
+
+/** A person's access to one course and how far they got, with the admin columns. */
+export interface Enrollment extends EnrollmentSummary {
+  schoolId: string;
+  userId: string;
+  user: { id: string; name: string; email: string };
   source: EnrollmentSource;
   createdAt: string;
   updatedAt: string;
@@ -48,21 +53,26 @@ export interface EnrollmentFilter {
   state?: EnrollmentState;
 }
 
-type Row = EnrollmentsTable & {
-  course_title: string;
-  course_slug: string;
-  user_name: string;
-  user_email: string;
-};
+/** The columns a summary is mapped from: the enrollment's own and its course's slug and title. */
+export type EnrollmentSummaryRow = Pick<
+  EnrollmentsTable,
+  | 'id'
+  | 'course_id'
+  | 'enrolled_at'
+  | 'expires_at'
+  | 'progress_percent'
+  | 'completed_at'
+  | 'last_lecture_id'
+  | 'last_position_seconds'
+  | 'last_watched_at'
+> & { course_slug: string; course_title: string };
 
-function toEnrollment(r: Row, now = isoNow()): Enrollment {
+type Row = EnrollmentsTable & EnrollmentSummaryRow & { user_name: string; user_email: string };
+
+// Access and progress, the same in both shapes. The one `active` rule: lifetime (no expiry) or
+// expiring after `now`; enrollmentStateCondition says the same in SQL.
+function accessAndProgress(r: EnrollmentSummaryRow, now: string) {
   return {
-    id: r.id,
-    schoolId: r.school_id,
-    userId: r.user_id,
-    courseId: r.course_id,
-    course: { id: r.course_id, title: r.course_title, slug: r.course_slug },
-    user: { id: r.user_id, name: r.user_name, email: r.user_email },
     enrolledAt: r.enrolled_at,
     expiresAt: r.expires_at,
     lifetime: r.expires_at === null,
@@ -72,6 +82,28 @@ function toEnrollment(r: Row, now = isoNow()): Enrollment {
     lastLectureId: r.last_lecture_id,
     lastPositionSeconds: r.last_position_seconds,
     lastWatchedAt: r.last_watched_at,
+  };
+}
+
+/** An enrollment row (narrow or full) as its member sees it, `active` as of `now`. */
+export function toEnrollmentSummary(r: EnrollmentSummaryRow, now = isoNow()): EnrollmentSummary {
+  return {
+    id: r.id,
+    courseId: r.course_id,
+    course: { id: r.course_id, slug: r.course_slug, title: r.course_title },
+    ...accessAndProgress(r, now),
+  };
+}
+
+function toEnrollment(r: Row, now = isoNow()): Enrollment {
+  return {
+    id: r.id,
+    schoolId: r.school_id,
+    userId: r.user_id,
+    courseId: r.course_id,
+    course: { id: r.course_id, title: r.course_title, slug: r.course_slug },
+    user: { id: r.user_id, name: r.user_name, email: r.user_email },
+    ...accessAndProgress(r, now),
     source: r.source,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -116,6 +148,15 @@ export function enrollmentStateCondition(
   }
 }
 
+/** A state filter: none, or one of ENROLLMENT_STATES (422 `validation_failed` otherwise). */
+export function checkEnrollmentState(state: string | undefined): EnrollmentState | undefined {
+  if (state === undefined) return undefined;
+  const c = new Checks();
+  const checked = c.oneOf('state', state, ENROLLMENT_STATES);
+  c.done();
+  return checked;
+}
+
 function filtered(db: Db | Tx, schoolId: string, filter: EnrollmentFilter) {
   let q = baseQuery(db, schoolId);
   if (filter.courseId) q = q.where('enrollments.course_id', '=', filter.courseId);
@@ -135,11 +176,7 @@ export async function listEnrollments(
   filter: EnrollmentFilter = {},
   page: PageParams = {},
 ): Promise<Page<Enrollment>> {
-  if (filter.state !== undefined) {
-    const c = new Checks();
-    c.oneOf('state', filter.state, ENROLLMENT_STATES);
-    c.done();
-  }
+  checkEnrollmentState(filter.state);
   const rows = await paginate(filtered(db, schoolId, filter), page, { table: 'enrollments' });
   const now = isoNow();
   return { data: rows.data.map((r) => toEnrollment(r, now)), next_cursor: rows.next_cursor };
@@ -282,4 +319,63 @@ export async function unenroll(db: Db | Tx, schoolId: string, id: string): Promi
     .where('id', '=', id)
     .executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw problems.notFound('No such enrollment.');
+}
+
+/** Per-lecture progress of an enrollment of the school, in curriculum order; 404 otherwise. */
+export async function listLectureProgress(
+  db: Db | Tx,
+  schoolId: string,
+  enrollmentId: string,
+): Promise<LectureProgress[]> {
+  await getEnrollment(db, schoolId, enrollmentId);
+  return progressOfEnrollment(db, enrollmentId);
+}
+
+/**
+ * Records where a member is in a lecture. The member must be enrolled in the lecture's course
+ * (403 `not_enrolled`) with access not expired (403 `access_expired`). A lecture once completed
+ * stays completed (re-watching does not undo it). Progress is completed lectures over all
+ * lectures of the course; reaching 100 % stamps completedAt (lecture-progress.ts).
+ */
+export async function recordLectureProgress(
+  db: Db | Tx,
+  schoolId: string,
+  userId: string,
+  input: { lectureId: string; positionSeconds: number; completed?: boolean },
+): Promise<{ enrollment: Enrollment; lecture: LectureProgress }> {
+  const c = new Checks();
+  const position = c.int('positionSeconds', input.positionSeconds, 0, 1_000_000);
+  if (input.completed !== undefined && typeof input.completed !== 'boolean')
+    c.fail('completed', 'must be a boolean');
+  c.done();
+  return withTransaction(db, async (tx) => {
+    const lecture = await tx
+      .selectFrom('lectures')
+      .select(['id', 'course_id'])
+      .where('school_id', '=', schoolId)
+      .where('id', '=', input.lectureId)
+      .executeTakeFirst();
+    if (!lecture) {
+      throw new ProblemError(404, 'lecture_not_found', 'Not Found', { detail: 'No such lecture.' });
+    }
+    const enrollment = await findEnrollmentOf(tx, schoolId, userId, lecture.course_id);
+    if (!enrollment) {
+      throw new ProblemError(403, 'not_enrolled', 'Forbidden', {
+        detail: 'You are not enrolled in the course of this lecture.',
+      });
+    }
+    if (!enrollment.active) {
+      throw new ProblemError(403, 'access_expired', 'Forbidden', {
+        detail: `Access to this course ended at ${enrollment.expiresAt}.`,
+      });
+    }
+    const progress = await saveLectureProgress(
+      tx,
+      enrollment.id,
+      { id: lecture.id, courseId: lecture.course_id },
+      position,
+      input.completed,
+    );
+    return { enrollment: await getEnrollment(tx, schoolId, enrollment.id), lecture: progress };
+  });
 }

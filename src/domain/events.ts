@@ -90,6 +90,19 @@ function eventQuery(db: Db | Tx, schoolId: string) {
     .where('events.school_id', '=', schoolId);
 }
 
+/** Events of the school by id, keyed by id: one query for any number (unknown ids are absent). */
+export async function findEvents(
+  db: Db | Tx,
+  schoolId: string,
+  ids: readonly string[],
+): Promise<Map<string, Event>> {
+  if (ids.length === 0) return new Map();
+  const rows = await eventQuery(db, schoolId)
+    .where('events.id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((r) => [r.id, toEvent(r)]));
+}
+
 function filtered(db: Db | Tx, schoolId: string, filter: EventFilter) {
   let q = eventQuery(db, schoolId);
   if (filter.endsAfter) q = q.where('events.ends_at', '>', filter.endsAfter);

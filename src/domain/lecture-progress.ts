@@ -1,9 +1,13 @@
 import { sql } from 'kysely';
-import { ProblemError } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, withTransaction } from './checks.ts';
-import { type Enrollment, findEnrollmentOf, getEnrollment } from './enrollments.ts';
+import type { LectureProgressTable } from './tables.ts';
+
+/**
+ * Per-lecture progress rows and the course progress computed from them. The enrollment rules
+ * around them (who may record progress, in which enrollment) live in enrollments.ts, which
+ * builds on this module; this one never imports it.
+ */
 
 /** One lecture's progress inside an enrollment. */
 export interface LectureProgress {
@@ -14,13 +18,21 @@ export interface LectureProgress {
   updatedAt: string;
 }
 
-/** Per-lecture progress of an enrollment, in curriculum order. */
-export async function listLectureProgress(
-  db: Db | Tx,
-  schoolId: string,
-  enrollmentId: string,
-): Promise<LectureProgress[]> {
-  await getEnrollment(db, schoolId, enrollmentId);
+type ProgressRow = Omit<LectureProgressTable, 'enrollment_id'>;
+
+/** A lecture_progress row as the domain shows it: completed once completedAt is set. */
+export function toLectureProgress(r: ProgressRow): LectureProgress {
+  return {
+    lectureId: r.lecture_id,
+    positionSeconds: r.position_seconds,
+    completed: r.completed_at !== null,
+    completedAt: r.completed_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Per-lecture progress of an enrollment (the caller checked it is the school's), in curriculum order. */
+export async function progressOfEnrollment(db: Db | Tx, enrollmentId: string): Promise<LectureProgress[]> {
   const rows = await db
     .selectFrom('lecture_progress')
     .innerJoin('lectures', 'lectures.id', 'lecture_progress.lecture_id')
@@ -35,101 +47,59 @@ export async function listLectureProgress(
     .orderBy('sections.position')
     .orderBy('lectures.position')
     .execute();
-  return rows.map((r) => ({
-    lectureId: r.lecture_id,
-    positionSeconds: r.position_seconds,
-    completed: r.completed_at !== null,
-    completedAt: r.completed_at,
-    updatedAt: r.updated_at,
-  }));
+  return rows.map(toLectureProgress);
 }
 
 /**
- * Records where a member is in a lecture. The member must be enrolled in the lecture's course
- * (403 `not_enrolled`) with access not expired (403 `access_expired`). A lecture once completed
- * stays completed (re-watching does not undo it). Progress is completed lectures over all
- * lectures of the course; reaching 100 % stamps completedAt.
+ * Saves where the member is in a lecture of the enrollment's course (the caller checked the
+ * enrollment may record it). A lecture once completed stays completed (re-watching does not
+ * undo it); the enrollment's last-watched fields and course progress follow.
  */
-export async function recordLectureProgress(
-  db: Db | Tx,
-  schoolId: string,
-  userId: string,
-  input: { lectureId: string; positionSeconds: number; completed?: boolean },
-): Promise<{ enrollment: Enrollment; lecture: LectureProgress }> {
-  const c = new Checks();
-  const position = c.int('positionSeconds', input.positionSeconds, 0, 1_000_000);
-  if (input.completed !== undefined && typeof input.completed !== 'boolean')
-    c.fail('completed', 'must be a boolean');
-  c.done();
-  return withTransaction(db, async (tx) => {
-    const lecture = await tx
-      .selectFrom('lectures')
-      .select(['id', 'course_id'])
-      .where('school_id', '=', schoolId)
-      .where('id', '=', input.lectureId)
-      .executeTakeFirst();
-    if (!lecture) {
-      throw new ProblemError(404, 'lecture_not_found', 'Not Found', { detail: 'No such lecture.' });
-    }
-    const enrollment = await findEnrollmentOf(tx, schoolId, userId, lecture.course_id);
-    if (!enrollment) {
-      throw new ProblemError(403, 'not_enrolled', 'Forbidden', {
-        detail: 'You are not enrolled in the course of this lecture.',
-      });
-    }
-    const now = isoNow();
-    if (!enrollment.active) {
-      throw new ProblemError(403, 'access_expired', 'Forbidden', {
-        detail: `Access to this course ended at ${enrollment.expiresAt}.`,
-      });
-    }
-    const completedAt = input.completed ? now : null;
-    await tx
-      .insertInto('lecture_progress')
-      .values({
-        enrollment_id: enrollment.id,
-        lecture_id: lecture.id,
-        position_seconds: position,
-        completed_at: completedAt,
+export async function saveLectureProgress(
+  tx: Tx,
+  enrollmentId: string,
+  lecture: { id: string; courseId: string },
+  positionSeconds: number,
+  completed: boolean | undefined,
+): Promise<LectureProgress> {
+  const now = isoNow();
+  const completedAt = completed ? now : null;
+  await tx
+    .insertInto('lecture_progress')
+    .values({
+      enrollment_id: enrollmentId,
+      lecture_id: lecture.id,
+      position_seconds: positionSeconds,
+      completed_at: completedAt,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['enrollment_id', 'lecture_id']).doUpdateSet({
+        position_seconds: positionSeconds,
+        // Keep the first completion; `completed: false` never un-completes.
+        completed_at: sql<string | null>`coalesce(lecture_progress.completed_at, ${completedAt})`,
         updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.columns(['enrollment_id', 'lecture_id']).doUpdateSet({
-          position_seconds: position,
-          // Keep the first completion; `completed: false` never un-completes.
-          completed_at: sql<string | null>`coalesce(lecture_progress.completed_at, ${completedAt})`,
-          updated_at: now,
-        }),
-      )
-      .execute();
-    await tx
-      .updateTable('enrollments')
-      .set({
-        last_lecture_id: lecture.id,
-        last_position_seconds: position,
-        last_watched_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', enrollment.id)
-      .execute();
-    await recomputeProgress(tx, enrollment.id, lecture.course_id, now);
-    const progress = await tx
-      .selectFrom('lecture_progress')
-      .selectAll()
-      .where('enrollment_id', '=', enrollment.id)
-      .where('lecture_id', '=', lecture.id)
-      .executeTakeFirstOrThrow();
-    return {
-      enrollment: await getEnrollment(tx, schoolId, enrollment.id),
-      lecture: {
-        lectureId: progress.lecture_id,
-        positionSeconds: progress.position_seconds,
-        completed: progress.completed_at !== null,
-        completedAt: progress.completed_at,
-        updatedAt: progress.updated_at,
-      },
-    };
-  });
+      }),
+    )
+    .execute();
+  await tx
+    .updateTable('enrollments')
+    .set({
+      last_lecture_id: lecture.id,
+      last_position_seconds: positionSeconds,
+      last_watched_at: now,
+      updated_at: now,
+    })
+    .where('id', '=', enrollmentId)
+    .execute();
+  await recomputeProgress(tx, enrollmentId, lecture.courseId, now);
+  const progress = await tx
+    .selectFrom('lecture_progress')
+    .selectAll()
+    .where('enrollment_id', '=', enrollmentId)
+    .where('lecture_id', '=', lecture.id)
+    .executeTakeFirstOrThrow();
+  return toLectureProgress(progress);
 }
 
 /**

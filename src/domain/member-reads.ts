@@ -2,13 +2,18 @@ import type { Compilable, CompiledQuery } from 'kysely';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { ENROLLMENT_STATES, type EnrollmentState, enrollmentStateCondition } from './enrollments.ts';
-import type { MemberScope } from './member-account.ts';
 import {
+  checkEnrollmentState,
+  type EnrollmentState,
+  type EnrollmentSummary,
+  enrollmentStateCondition,
+  toEnrollmentSummary,
+} from './enrollments.ts';
+import {
+  checkLimit,
   decodeCursor,
   encodeCursor,
   invalidCursor,
-  MAX_PAGE_LIMIT,
   type Page,
   type PageParams,
 } from './pagination.ts';
@@ -54,6 +59,15 @@ async function runShape<R>(
   return result.rows;
 }
 
+/**
+ * The member a request acts for: (school, user) of the access token. Every member read and
+ * write (here and in member-account.ts) filters on both.
+ */
+export interface MemberScope {
+  readonly schoolId: string;
+  readonly userId: string;
+}
+
 /** The member's own profile (never the password hash). */
 export interface MemberProfile {
   id: string;
@@ -71,28 +85,6 @@ export async function getMemberProfile(db: Db | Tx, scope: MemberScope): Promise
   );
   if (!row) throw problems.notFound('No such member.');
   return row;
-}
-
-/**
- * An enrollment as the member sees it: access, progress, where they left off, the course named.
- * The full `Enrollment` of enrollments.ts is a superset, so what the enrollment writes return
- * fits here too.
- */
-export interface MemberEnrollment {
-  id: string;
-  courseId: string;
-  course: { id: string; slug: string; title: string };
-  enrolledAt: string;
-  /** Null means lifetime access. */
-  expiresAt: string | null;
-  lifetime: boolean;
-  /** False once expiresAt has passed. */
-  active: boolean;
-  progressPercent: number;
-  completedAt: string | null;
-  lastLectureId: string | null;
-  lastPositionSeconds: number | null;
-  lastWatchedAt: string | null;
 }
 
 // The member's enrollments at the school (optionally in one state), before selecting anything.
@@ -113,8 +105,8 @@ function summaryQuery(db: Db | Tx, state: EnrollmentState | undefined, after: bo
   let q = memberEnrollments(db, state).select([
     'enrollments.id',
     'enrollments.course_id',
-    'courses.slug',
-    'courses.title',
+    'courses.slug as course_slug',
+    'courses.title as course_title',
     'enrollments.enrolled_at',
     'enrollments.expires_at',
     'enrollments.progress_percent',
@@ -133,25 +125,6 @@ function cursorQuery(db: Db | Tx, state: EnrollmentState | undefined) {
   return memberEnrollments(db, state).select('enrollments.id').where('enrollments.id', '=', param('after'));
 }
 
-function checkState(state: string | undefined): EnrollmentState | undefined {
-  if (state !== undefined && !(ENROLLMENT_STATES as readonly string[]).includes(state)) {
-    throw problems.validation([
-      { field: 'state', message: `must be one of ${ENROLLMENT_STATES.join(', ')}` },
-    ]);
-  }
-  return state as EnrollmentState | undefined;
-}
-
-function checkPageSize(limit: number | undefined): number {
-  if (limit === undefined) return 20;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
-    throw problems.validation([
-      { field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` },
-    ]);
-  }
-  return limit;
-}
-
 /**
  * The member's enrollments as summaries, oldest first, optionally by state (the states of
  * enrollments.ts): one indexed query joined to courses by primary key; cursors as everywhere.
@@ -161,9 +134,9 @@ export async function listMemberEnrollmentSummaries(
   scope: MemberScope,
   page: PageParams,
   state?: EnrollmentState,
-): Promise<Page<MemberEnrollment>> {
-  const checked = checkState(state);
-  const limit = checkPageSize(page.limit);
+): Promise<Page<EnrollmentSummary>> {
+  const checked = checkEnrollmentState(state);
+  const limit = checkLimit(page.limit);
   const after = page.cursor ? decodeCursor(page.cursor) : null;
   const now = isoNow();
   const values = { schoolId: scope.schoolId, userId: scope.userId, now, after, limit: limit + 1 };
@@ -184,19 +157,6 @@ export async function listMemberEnrollmentSummaries(
     values,
   );
   const more = rows.length > limit;
-  const data = (more ? rows.slice(0, limit) : rows).map((r) => ({
-    id: r.id,
-    courseId: r.course_id,
-    course: { id: r.course_id, slug: r.slug, title: r.title },
-    enrolledAt: r.enrolled_at,
-    expiresAt: r.expires_at,
-    lifetime: r.expires_at === null,
-    active: r.expires_at === null || r.expires_at > now,
-    progressPercent: r.progress_percent,
-    completedAt: r.completed_at,
-    lastLectureId: r.last_lecture_id,
-    lastPositionSeconds: r.last_position_seconds,
-    lastWatchedAt: r.last_watched_at,
-  }));
+  const data = (more ? rows.slice(0, limit) : rows).map((r) => toEnrollmentSummary(r, now));
   return { data, next_cursor: more ? encodeCursor(data[data.length - 1].id) : null };
 }

@@ -9,6 +9,8 @@ import type { OrderItemsTable, OrdersTable } from './tables.ts';
 
 export const ORDER_STATUSES = ['paid', 'refunded', 'partially_refunded', 'failed'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
+/** Orders that count as revenue: paid ones, refunds netted out (failed ones never do). */
+export const REVENUE_STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded', 'refunded'];
 export const PRODUCT_TYPES = ['course', 'digital_product', 'membership_plan', 'event'] as const;
 export type ProductType = (typeof PRODUCT_TYPES)[number];
 
@@ -173,28 +175,17 @@ export async function getOrder(db: Db | Tx, schoolId: string, id: string): Promi
   return order;
 }
 
-/** Paid revenue by currency between two instants (net of refunds), for reports. */
-export async function sumRevenue(
-  db: Db | Tx,
-  schoolId: string,
-  from: string,
-  to: string,
-): Promise<Array<{ currency: string; amount: number; orders: number }>> {
-  const rows = await db
+/**
+ * The one revenue rule: the school's orders that were paid, even if (partially) refunded since,
+ * created in [from, to). Reports sum their totals net of refunded amounts.
+ */
+export function revenueOrders(db: Db | Tx, schoolId: string, range: { from: string; to: string }) {
+  return db
     .selectFrom('orders')
-    .select([
-      'currency',
-      sql<number>`sum(total_amount - refunded_amount)`.as('amount'),
-      sql<number>`count(*)`.as('orders'),
-    ])
     .where('school_id', '=', schoolId)
-    .where('status', 'in', ['paid', 'partially_refunded', 'refunded'])
-    .where('created_at', '>=', from)
-    .where('created_at', '<', to)
-    .groupBy('currency')
-    .orderBy('currency')
-    .execute();
-  return rows.map((r) => ({ currency: r.currency, amount: Number(r.amount), orders: Number(r.orders) }));
+    .where('status', 'in', REVENUE_STATUSES)
+    .where('created_at', '>=', range.from)
+    .where('created_at', '<', range.to);
 }
 
 export interface RecordOrderInput {

@@ -18,24 +18,6 @@ export interface Page<T> {
   readonly next_cursor: string | null;
 }
 
-/** Relay connection arguments (GraphQL): `first` plays `limit`, `after` plays `cursor`. */
-export interface ConnectionArgs {
-  readonly first?: number | null;
-  readonly after?: string | null;
-}
-
-/** A Relay connection without totalCount (computed on demand with countRows). */
-export interface Connection<T> {
-  readonly nodes: T[];
-  readonly edges: Array<{ cursor: string; node: T }>;
-  readonly pageInfo: {
-    hasNextPage: boolean;
-    hasPreviousPage: boolean;
-    startCursor: string | null;
-    endCursor: string | null;
-  };
-}
-
 /** How to order and where the keys live. */
 export interface PaginateOptions {
   /** Table (or alias) whose `id` is the cursor, e.g. `enrollments`. */
@@ -73,10 +55,12 @@ export function decodeCursor(cursor: string): string {
 }
 
 /** Checks a page size: an integer 1..100, default 20. Out of range is an error, never a clamp. */
-export function checkLimit(limit: number | null | undefined, field = 'limit'): number {
-  if (limit === undefined || limit === null) return DEFAULT_PAGE_LIMIT;
+export function checkLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
-    throw problems.validation([{ field, message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` }]);
+    throw problems.validation([
+      { field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` },
+    ]);
   }
   return limit;
 }
@@ -97,34 +81,6 @@ export async function paginate<DB, TB extends keyof DB, O extends { id: string }
   const more = rows.length > limit;
   const data = more ? rows.slice(0, limit) : rows;
   return { data, next_cursor: more ? encodeCursor(data[data.length - 1].id) : null };
-}
-
-/** The same keyset page, shaped as a Relay connection (`first` ≤ 100, `after` cursor). */
-export async function paginateConnection<DB, TB extends keyof DB, O extends { id: string }>(
-  query: SelectQueryBuilder<DB, TB, O>,
-  args: ConnectionArgs,
-  options: PaginateOptions,
-): Promise<Connection<O>> {
-  const page = await paginate(query, { limit: checkLimit(args.first, 'first'), cursor: args.after }, options);
-  return toConnection(page, Boolean(args.after));
-}
-
-/** Turns a page (already mapped to domain objects with ids) into a Relay connection. */
-export function toConnection<T extends { id: string }>(
-  page: Page<T>,
-  hasPreviousPage = false,
-): Connection<T> {
-  const edges = page.data.map((node) => ({ cursor: encodeCursor(node.id), node }));
-  return {
-    nodes: page.data,
-    edges,
-    pageInfo: {
-      hasNextPage: page.next_cursor !== null,
-      hasPreviousPage,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges[edges.length - 1]?.cursor ?? null,
-    },
-  };
 }
 
 /** Maps a page's rows to domain objects, keeping its cursor. */

@@ -3,7 +3,7 @@ import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, flag, withTransaction } from './checks.ts';
-import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
+import { countRows, mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import type { SubscriptionsTable } from './tables.ts';
 
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
@@ -105,6 +105,24 @@ export async function listSubscriptions(
   }
   const rows = await paginate(filtered(db, schoolId, filter), page, { table: 'subscriptions' });
   return { data: rows.data.map(toSubscription), next_cursor: rows.next_cursor };
+}
+
+/** A subscription as its member sees it: the plan described too. */
+export type MemberSubscription = Subscription & { plan: Subscription['plan'] & { description: string } };
+
+/** The user's subscriptions at the school with their plan, newest first. */
+export async function listUserSubscriptions(
+  db: Db | Tx,
+  schoolId: string,
+  userId: string,
+  page: PageParams,
+): Promise<Page<MemberSubscription>> {
+  const query = filtered(db, schoolId, { userId }).select('membership_plans.description as plan_description');
+  const rows = await paginate(query, page, { table: 'subscriptions', direction: 'desc' });
+  return mapPage(rows, (r) => {
+    const subscription = toSubscription(r);
+    return { ...subscription, plan: { ...subscription.plan, description: r.plan_description } };
+  });
 }
 
 /** How many subscriptions match. */

@@ -46,7 +46,6 @@ export const problems = {
   validation: (errors: readonly FieldError[], detail = 'The request is not valid.') =>
     new ProblemError(422, 'validation_failed', 'Validation Failed', { detail, errors }),
   badRequest: (detail: string) => new ProblemError(400, 'bad_request', 'Bad Request', { detail }),
-  conflict: (detail: string, code = 'conflict') => new ProblemError(409, code, 'Conflict', { detail }),
   forbidden: (detail: string, code = 'forbidden') => new ProblemError(403, code, 'Forbidden', { detail }),
   payloadTooLarge: (limit: number) =>
     new ProblemError(413, 'payload_too_large', 'Payload Too Large', {
@@ -58,10 +57,4 @@ export const problems = {
     }),
   preconditionFailed: (detail: string) =>
     new ProblemError(412, 'precondition_failed', 'Precondition Failed', { detail }),
-  tooManyRequests: (retryAfterSeconds: number) =>
-    new ProblemError(429, 'rate_limited', 'Too Many Requests', {
-      detail: 'Too many requests; retry later.',
-      headers: { 'Retry-After': String(retryAfterSeconds) },
-    }),
-  unavailable: (detail: string) => new ProblemError(503, 'unavailable', 'Service Unavailable', { detail }),
 };

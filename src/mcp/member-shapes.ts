@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import type { EnrollmentSummary } from '../domain/enrollments.ts';
 import type { EventRegistration } from '../domain/event-registrations.ts';
-import { loadSchoolEvents, type MemberScope } from '../domain/member-account.ts';
-import type { MemberEnrollment } from '../domain/member-reads.ts';
+import { loadSchoolEvents } from '../domain/member-account.ts';
+import type { MemberScope } from '../domain/member-reads.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
 import type { ToolCall } from './tool.ts';
@@ -35,7 +36,7 @@ export const enrollmentShape = z.object({
 });
 
 /** A domain enrollment (summary or full) in the tools' shape. */
-export function toEnrollment(e: MemberEnrollment): z.input<typeof enrollmentShape> {
+export function toEnrollment(e: EnrollmentSummary): z.input<typeof enrollmentShape> {
   return {
     id: e.id,
     course: e.course,

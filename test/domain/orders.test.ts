@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  countOrders,
-  findOrder,
-  getOrder,
-  listOrders,
-  recordOrder,
-  sumRevenue,
-} from '../../src/domain/orders.ts';
+import { revenueTotals } from '../../src/domain/analytics.ts';
+import { countOrders, findOrder, getOrder, listOrders, recordOrder } from '../../src/domain/orders.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 
 describe('orders repository contract', () => {
@@ -130,10 +124,16 @@ describe('orders repository contract', () => {
   });
 
   it('sums revenue net of refunds by currency', async () => {
-    assert.deepEqual(
-      await sumRevenue(f.db, f.schoolA, '2026-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'),
-      [{ currency: 'USD', amount: 4900 + 2700, orders: 3 }],
-    );
+    const range = { from: '2026-01-01T00:00:00.000Z', to: '2027-01-01T00:00:00.000Z' };
+    assert.deepEqual(await revenueTotals(f.db, f.schoolA, range), [
+      {
+        currency: 'USD',
+        grossAmount: 4900 + 2700 + 1000,
+        refundedAmount: 1000,
+        netAmount: 4900 + 2700,
+        orders: 3,
+      },
+    ]);
   });
 
   it('refuses inconsistent orders', async () => {
