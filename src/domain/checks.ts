@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql } from 'kysely';
-import { type FieldError, ProblemError, problems } from '../errors/problem-error.ts';
+import { type FieldError, type ProblemError, problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 
 /**
@@ -136,7 +136,7 @@ export function toIsoTimestamp(value: string): string | undefined {
 
 /** 409 `slug_taken`: another `noun` (course, page, post) of the school already uses the slug. */
 export function slugTaken(noun: string, slug: string): ProblemError {
-  return new ProblemError(409, 'slug_taken', 'Conflict', {
+  return problem('slug_taken', {
     detail: `Another ${noun} of this school already uses the slug "${slug}".`,
   });
 }
@@ -172,6 +172,37 @@ export async function lockRow(
   }
   const result = await sql`update ${sql.table(table)} set updated_at = updated_at where ${match}`.execute(tx);
   return Number(result.numAffectedRows ?? 0) > 0;
+}
+
+/** The school-owned tables a plain delete applies to (each has `school_id` and `id`). */
+export type OwnedTable =
+  | 'courses'
+  | 'coupons'
+  | 'digital_products'
+  | 'enrollments'
+  | 'events'
+  | 'lecturers'
+  | 'membership_plans'
+  | 'pages'
+  | 'posts';
+
+/**
+ * Deletes one row of the school by id; 404 `not_found` ("No such <noun>.") when the school has
+ * none, so another school's id is never told apart from a missing one.
+ */
+export async function deleteOwned(
+  db: Db | Tx,
+  table: OwnedTable,
+  schoolId: string,
+  id: string,
+  noun: string,
+): Promise<void> {
+  const result = await db
+    .deleteFrom(table)
+    .where('school_id', '=', schoolId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw problems.notFound(`No such ${noun}.`);
 }
 
 /** Runs fn in a transaction: the caller's if it is one, else a new one. */

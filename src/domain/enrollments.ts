@@ -1,10 +1,10 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { type ProblemError, problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
+import { Checks, deleteOwned, isUniqueViolation, withTransaction } from './checks.ts';
 import { ensureMembership } from './memberships.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { EnrollmentsTable } from './tables.ts';
@@ -186,7 +186,7 @@ export async function findEnrollmentOf(
 }
 
 function alreadyEnrolled(): ProblemError {
-  return new ProblemError(409, 'already_enrolled', 'Conflict', {
+  return problem('already_enrolled', {
     detail: 'The user is already enrolled in this course.',
   });
 }
@@ -276,10 +276,5 @@ export async function setEnrollmentExpiry(
 
 /** Removes an enrollment and its progress. */
 export async function unenroll(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  const result = await db
-    .deleteFrom('enrollments')
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw problems.notFound('No such enrollment.');
+  await deleteOwned(db, 'enrollments', schoolId, id, 'enrollment');
 }

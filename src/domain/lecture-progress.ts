@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { ProblemError } from '../errors/problem-error.ts';
+import { problem } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, withTransaction } from './checks.ts';
@@ -69,17 +69,17 @@ export async function recordLectureProgress(
       .where('id', '=', input.lectureId)
       .executeTakeFirst();
     if (!lecture) {
-      throw new ProblemError(404, 'lecture_not_found', 'Not Found', { detail: 'No such lecture.' });
+      throw problem('lecture_not_found', { detail: 'No such lecture.' });
     }
     const enrollment = await findEnrollmentOf(tx, schoolId, userId, lecture.course_id);
     if (!enrollment) {
-      throw new ProblemError(403, 'not_enrolled', 'Forbidden', {
+      throw problem('not_enrolled', {
         detail: 'You are not enrolled in the course of this lecture.',
       });
     }
     const now = isoNow();
     if (!enrollment.active) {
-      throw new ProblemError(403, 'access_expired', 'Forbidden', {
+      throw problem('access_expired', {
         detail: `Access to this course ended at ${enrollment.expiresAt}.`,
       });
     }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, withTransaction } from './checks.ts';
@@ -120,7 +120,7 @@ async function otherOwners(tx: Tx, schoolId: string, exceptMembershipId: string)
 }
 
 const lastOwner = () =>
-  new ProblemError(409, 'last_owner', 'Conflict', {
+  problem('last_owner', {
     detail: 'A school always keeps at least one active owner: make someone else owner first.',
   });
 
@@ -150,7 +150,7 @@ export async function inviteMember(
       invitedByUserId: input.invitedByUserId,
     });
     if (!created) {
-      throw new ProblemError(409, 'already_member', 'Conflict', {
+      throw problem('already_member', {
         detail: `${email} already belongs to this school; change their roles instead.`,
       });
     }

@@ -1,4 +1,4 @@
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
@@ -122,7 +122,7 @@ export async function updateSchoolSettings(
   return withTransaction(db, async (tx) => {
     const current = await getSchoolSettings(tx, schoolId);
     const taken = () =>
-      new ProblemError(409, 'subdomain_taken', 'Conflict', {
+      problem('subdomain_taken', {
         detail: `The subdomain "${set.subdomain}" is taken.`,
       });
     if (set.subdomain && set.subdomain !== current.subdomain) {
