@@ -3,6 +3,7 @@ import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, withTransaction } from './checks.ts';
+import { Email } from './fields.ts';
 import { ensureMembership } from './memberships.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import { likePattern } from './posts.ts';
@@ -136,8 +137,7 @@ export async function inviteMember(
 ): Promise<Member> {
   const c = new Checks();
   const email = typeof input.email === 'string' ? normalizeEmail(input.email) : '';
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email) || email.length > 254)
-    c.fail('email', 'must be an email address');
+  if (!Email.safeParse(email).success) c.fail('email', 'must be an email address');
   const roles = checkRoles(c, input.roles);
   const name = input.name === undefined ? email.split('@')[0] : c.text('name', input.name, 120);
   c.done();

@@ -19,7 +19,7 @@ export function problemResponse(c: Context, p: ProblemError): Response {
     instance: c.req.path,
   };
   if (p.errors) body.errors = p.errors;
-  const requestId = c.get('requestId' as never) as string | undefined;
+  const requestId = c.get('requestId') as string | undefined;
   if (requestId) body.request_id = requestId;
   return c.body(JSON.stringify(body), p.status as 400, {
     'Content-Type': 'application/problem+json',

@@ -97,9 +97,7 @@ export const analyticsOperations = [
     handler: async (ctx, { query }) => {
       const range = checkRange(query.from, query.to);
       const s = await summary(ctx.db, ctx.schoolId, range);
-      return { range, ...toSnake(s, []), revenue: s.revenue.map((r) => toSnake(r, [])) } as z.output<
-        typeof SummarySchema
-      >;
+      return { range, ...toSnake(s, []), revenue: s.revenue.map((r) => toSnake(r, [])) };
     },
   }),
   defineOperation({
@@ -131,7 +129,7 @@ export const analyticsOperations = [
         range,
         totals: totals.map((r) => toSnake(r, [])),
         by_day: days.map((d) => toSnake(d, [])),
-      } as z.output<typeof RevenueSchema>;
+      };
     },
   }),
   defineOperation({
@@ -163,7 +161,7 @@ export const analyticsOperations = [
     handler: async (ctx, { query }) => {
       const range = checkRange(query.from, query.to);
       const courses = await completionByCourse(ctx.db, ctx.schoolId, range);
-      return { range, courses: courses.map((c) => toSnake(c, [])) } as z.output<typeof CompletionSchema>;
+      return { range, courses: courses.map((c) => toSnake(c, [])) };
     },
   }),
 ];

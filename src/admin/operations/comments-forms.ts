@@ -52,9 +52,9 @@ const SubmissionSchema = named(
   'One submission of a form.',
 );
 
-const presentComment = (c: Comment) => toSnake(c) as z.output<typeof CommentSchema>;
-const presentForm = (f: Form) => toSnake(f) as z.output<typeof FormSchema>;
-const presentSubmission = (s: FormSubmission) => toSnake(s) as z.output<typeof SubmissionSchema>;
+const presentComment = (c: Comment) => toSnake(c);
+const presentForm = (f: Form) => toSnake(f);
+const presentSubmission = (s: FormSubmission) => toSnake(s);
 
 /** Read-only comment and form operations. */
 export const commentFormOperations = [

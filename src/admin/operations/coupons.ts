@@ -48,7 +48,7 @@ const CouponSchema = named(
   'A discount code.',
 );
 
-const present = (c: Coupon) => toSnake(c) as z.output<typeof CouponSchema>;
+const present = (c: Coupon) => toSnake(c);
 
 const fields = {
   code: z
@@ -148,8 +148,7 @@ export const couponOperations = [
       request: { code: 'SPRING25', kind: 'percent', percent_off: 25, max_redemptions: 100 },
       response: example,
     },
-    handler: async (ctx, { body }) =>
-      present(await createCoupon(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createCoupon(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'coupons.update',

@@ -8,6 +8,7 @@ import {
   listCourses,
   updateCourse,
 } from '../../domain/courses.ts';
+import { Text } from '../../domain/fields.ts';
 import { mapPage } from '../../domain/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
@@ -43,11 +44,11 @@ export const CourseSchema = named(
   }),
   'A course.',
 );
-const present = (c: Course) => toSnake(c) as z.output<typeof CourseSchema>;
+const present = (c: Course) => toSnake(c);
 
 const fields = {
   slug: Slug,
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   description: z.string().max(20_000),
   status: z.enum(COURSE_STATUSES),
   price_amount: Amount,
@@ -146,8 +147,7 @@ export const courseOperations = [
       },
       response: example,
     },
-    handler: async (ctx, { body }) =>
-      present(await createCourse(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createCourse(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'courses.update',

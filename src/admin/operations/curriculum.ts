@@ -15,6 +15,7 @@ import {
   updateLecture,
   updateSection,
 } from '../../domain/curriculum.ts';
+import { Text } from '../../domain/fields.ts';
 import { requireSchoolFile } from '../../domain/storage.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
@@ -58,12 +59,11 @@ const CurriculumSchema = named(
   'A course’s sections and lectures, in order.',
 );
 
-const presentLecture = (l: Lecture) => toSnake(l) as z.output<typeof LectureSchema>;
-const presentSection = (s: Section) =>
-  ({ ...toSnake(s), lectures: s.lectures.map(presentLecture) }) as z.output<typeof SectionSchema>;
+const presentLecture = (l: Lecture) => toSnake(l);
+const presentSection = (s: Section) => ({ ...toSnake(s), lectures: s.lectures.map(presentLecture) });
 
 const lectureFields = {
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   type: z.enum(LECTURE_TYPES),
   duration_seconds: z.number().int().min(0).max(1_000_000),
   is_free_preview: z.boolean(),
@@ -242,9 +242,7 @@ export const curriculumOperations = [
     },
     handler: async (ctx, { params, body }) => {
       await checkFile(ctx, body.file_id);
-      return presentLecture(
-        await createLecture(ctx.db, ctx.schoolId, params.section_id, toCamel(body) as never),
-      );
+      return presentLecture(await createLecture(ctx.db, ctx.schoolId, params.section_id, toCamel(body)));
     },
   }),
   getLectureOp,

@@ -8,6 +8,7 @@ import {
   PRODUCT_STATUSES,
   updateDigitalProduct,
 } from '../../domain/digital-products.ts';
+import { Text } from '../../domain/fields.ts';
 import { mapPage } from '../../domain/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
@@ -38,9 +39,9 @@ const ProductSchema = named(
   }),
   'A downloadable product.',
 );
-const present = (p: DigitalProduct) => toSnake(p) as z.output<typeof ProductSchema>;
+const present = (p: DigitalProduct) => toSnake(p);
 const fields = {
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   description: z.string().max(20_000),
   price_amount: Amount,
   currency: Currency,
@@ -125,7 +126,7 @@ export const digitalProductOperations = [
       response: example,
     },
     handler: async (ctx, { body }) =>
-      present(await createDigitalProduct(ctx.db, ctx.schoolId, toCamel(body) as never)),
+      present(await createDigitalProduct(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'digital_products.update',

@@ -15,6 +15,7 @@ import {
   listEvents,
   updateEvent,
 } from '../../domain/events.ts';
+import { Text } from '../../domain/fields.ts';
 import { mapPage } from '../../domain/pagination.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation } from '../define-operation.ts';
@@ -54,12 +55,11 @@ const RegistrationSchema = named(
   }),
   'A person’s seat at an event.',
 );
-const present = (e: Event) => toSnake(e) as z.output<typeof EventSchema>;
-const presentRegistration = (r: EventRegistration) =>
-  ({ ...toSnake(r), event: toSnake(r.event, []) }) as z.output<typeof RegistrationSchema>;
+const present = (e: Event) => toSnake(e);
+const presentRegistration = (r: EventRegistration) => ({ ...toSnake(r), event: toSnake(r.event, []) });
 
 const fields = {
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   description: z.string().max(20_000),
   starts_at: Timestamp,
   ends_at: Timestamp,
@@ -167,8 +167,7 @@ export const eventOperations = [
       },
       response: example,
     },
-    handler: async (ctx, { body }) =>
-      present(await createEvent(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createEvent(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'events.update',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
 import {
   createLecturer,
   deleteLecturer,
@@ -26,9 +27,9 @@ const LecturerSchema = named(
   }),
   'A lecturer’s profile and courses.',
 );
-const present = (l: Lecturer) => toSnake(l) as z.output<typeof LecturerSchema>;
+const present = (l: Lecturer) => toSnake(l);
 const fields = {
-  name: z.string().trim().min(1).max(200),
+  name: Text(200),
   user_id: Id.nullable().describe('A member of the school; one profile per member.'),
   headline: z.string().max(200).nullable(),
   bio: z.string().max(20_000).nullable(),
@@ -104,8 +105,7 @@ export const lecturerOperations = [
     status: 201,
     etag: true,
     examples: { request: { name: 'Mina Park', headline: 'Painter and teacher' } },
-    handler: async (ctx, { body }) =>
-      present(await createLecturer(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createLecturer(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'lecturers.update',

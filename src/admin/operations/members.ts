@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
 import {
   changeMemberRoles,
   getMember,
@@ -28,7 +29,7 @@ const MemberSchema = named(
   }),
   'A person with roles at the school.',
 );
-const present = (m: Member) => toSnake(m) as z.output<typeof MemberSchema>;
+const present = (m: Member) => toSnake(m);
 const Roles = z.array(z.enum(ROLES)).min(1).max(4);
 const ById = z.strictObject({ member_id: Id });
 const example = {
@@ -104,7 +105,7 @@ export const memberOperations = [
     input: {
       body: z.strictObject({
         email: Email,
-        name: z.string().trim().min(1).max(120).optional(),
+        name: Text(120).optional(),
         roles: Roles,
       }),
     },

@@ -47,8 +47,7 @@ const OrderSchema = named(
   }),
   'An order (read only). Amounts in minor units of `currency`.',
 );
-const present = (o: Order) =>
-  ({ ...toSnake(o), items: o.items.map((i) => toSnake(i, [])) }) as z.output<typeof OrderSchema>;
+const present = (o: Order) => ({ ...toSnake(o), items: o.items.map((i) => toSnake(i, [])) });
 
 /** Read-only order operations. */
 export const orderOperations = [

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
 import {
   createSitePage,
   deleteSitePage,
@@ -74,11 +75,11 @@ const PageSchema = named(
   }),
   'A site page.',
 );
-const present = (p: SitePage) => toSnake(p) as z.output<typeof PageSchema>;
+const present = (p: SitePage) => toSnake(p);
 
 const fields = {
   slug: Slug,
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   blocks: z.array(Block).max(200),
   published: z.boolean(),
 };
@@ -152,8 +153,7 @@ export const pageOperations = [
       request: { slug: 'about', title: 'About us', blocks: example.blocks, published: true },
       response: example,
     },
-    handler: async (ctx, { body }) =>
-      present(await createSitePage(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createSitePage(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'pages.update',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
 import {
   createMembershipPlan,
   deleteMembershipPlan,
@@ -60,12 +61,11 @@ const SubscriptionSchema = named(
   }),
   'A member’s subscription to a plan.',
 );
-const presentPlan = (p: MembershipPlan) => toSnake(p) as z.output<typeof PlanSchema>;
-const presentSubscription = (s: Subscription) =>
-  ({ ...toSnake(s), plan: toSnake(s.plan, []) }) as z.output<typeof SubscriptionSchema>;
+const presentPlan = (p: MembershipPlan) => toSnake(p);
+const presentSubscription = (s: Subscription) => ({ ...toSnake(s), plan: toSnake(s.plan, []) });
 
 const fields = {
-  name: z.string().trim().min(1).max(200),
+  name: Text(200),
   description: z.string().max(20_000),
   interval: z.enum(PLAN_INTERVALS),
   price_amount: Amount,
@@ -150,7 +150,7 @@ export const planSubscriptionOperations = [
       },
     },
     handler: async (ctx, { body }) =>
-      presentPlan(await createMembershipPlan(ctx.db, ctx.schoolId, toCamel(body) as never)),
+      presentPlan(await createMembershipPlan(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'membership_plans.update',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
 import { mapPage } from '../../domain/pagination.ts';
 import {
   createPost,
@@ -7,7 +8,6 @@ import {
   listPosts,
   POST_STATUSES,
   type Post,
-  type PostInput,
   updatePost,
 } from '../../domain/posts.ts';
 import { defineOperation } from '../define-operation.ts';
@@ -28,10 +28,10 @@ const PostSchema = named(
   }),
   'A community or blog post.',
 );
-const present = (p: Post) => toSnake(p) as z.output<typeof PostSchema>;
+const present = (p: Post) => toSnake(p);
 
 const fields = {
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   slug: Slug,
   body: z.string().max(200_000),
   status: z.enum(POST_STATUSES),
@@ -122,7 +122,7 @@ export const postOperations = [
     handler: async (ctx, { body }) =>
       present(
         await createPost(ctx.db, ctx.schoolId, {
-          ...(toCamel(body) as unknown as PostInput),
+          ...toCamel(body),
           authorUserId: body.author_user_id === undefined ? ctx.principal.userId : body.author_user_id,
         }),
       ),

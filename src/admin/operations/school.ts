@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Appearance, FONTS, getAppearance, updateAppearance } from '../../domain/appearance.ts';
+import { Text } from '../../domain/fields.ts';
 import {
   canonicalLocale,
   getSchoolSettings,
@@ -42,12 +43,11 @@ const AppearanceSchema = named(
   'The school’s theme.',
 );
 
-const presentSchool = (s: SchoolSettings) => toSnake(s, []) as z.output<typeof SchoolSchema>;
-const presentAppearance = (ctx: OperationContext, a: Appearance) =>
-  ({
-    ...toSnake(a, []),
-    logo_url: a.logoFileId ? `${ctx.app.config.baseUrl}/api/v1/storage/files/${a.logoFileId}/content` : null,
-  }) as z.output<typeof AppearanceSchema>;
+const presentSchool = (s: SchoolSettings) => toSnake(s, []);
+const presentAppearance = (ctx: OperationContext, a: Appearance) => ({
+  ...toSnake(a, []),
+  logo_url: a.logoFileId ? `${ctx.app.config.baseUrl}/api/v1/storage/files/${a.logoFileId}/content` : null,
+});
 
 const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1f4b99');
 
@@ -113,7 +113,7 @@ export const schoolOperations = [
     input: {
       body: z
         .strictObject({
-          name: z.string().trim().min(1).max(120),
+          name: Text(120),
           subdomain: z
             .string()
             .regex(

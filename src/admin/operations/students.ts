@@ -10,6 +10,7 @@ import {
   setEnrollmentExpiry,
   unenroll,
 } from '../../domain/enrollments.ts';
+import { Text } from '../../domain/fields.ts';
 import { findMembership } from '../../domain/memberships.ts';
 import { mapPage } from '../../domain/pagination.ts';
 import { findOrCreateUser, findUserByEmail } from '../../domain/users.ts';
@@ -56,7 +57,7 @@ const ProgressSchema = named(
   }),
   'An enrollment with per-lecture progress in curriculum order.',
 );
-const present = (e: Enrollment) => toSnake(e) as z.output<typeof EnrollmentSchema>;
+const present = (e: Enrollment) => toSnake(e);
 const ById = z.strictObject({ enrollment_id: Id });
 const example = {
   id: 'enr_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -179,7 +180,7 @@ export const studentOperations = [
           course_id: Id,
           user_id: Id.optional(),
           email: Email.optional(),
-          name: z.string().trim().min(1).max(120).optional().describe('For a new person invited by email.'),
+          name: Text(120).optional().describe('For a new person invited by email.'),
           expires_at: Timestamp.nullable().optional(),
         })
         .refine((b) => (b.user_id === undefined) !== (b.email === undefined), {
@@ -258,9 +259,7 @@ export const studentOperations = [
         getEnrollment(ctx.db, ctx.schoolId, params.enrollment_id),
         listLectureProgress(ctx.db, ctx.schoolId, params.enrollment_id),
       ]);
-      return { enrollment: present(enrollment), lectures: lectures.map((l) => toSnake(l, [])) } as z.output<
-        typeof ProgressSchema
-      >;
+      return { enrollment: present(enrollment), lectures: lectures.map((l) => toSnake(l, [])) };
     },
   }),
 ];
