@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { AppContext } from '../http/context.ts';
-import { OPERATOR_SCOPES, type ResourceGroup } from '../oauth/scopes.ts';
+import { OPERATOR_SCOPES, RESOURCE_SCOPES, type ResourceGroup } from '../oauth/scopes.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { Db, Tx } from '../store/database.ts';
 
@@ -24,7 +24,7 @@ export interface OperationDefinition<
 > {
   /** `<group>.<verb>`, e.g. `courses.create`; unique; also the OpenAPI operationId. */
   readonly name: string;
-  /** Resource group (the OpenAPI tag). */
+  /** Resource group (the OpenAPI tag): always the name's prefix, so derived from it. */
   readonly group: ResourceGroup;
   readonly summary: string;
   readonly description?: string;
@@ -38,15 +38,15 @@ export interface OperationDefinition<
   readonly output?: O;
   /** Success status (default 200; 201 for creates, 204 without output). */
   readonly status?: 200 | 201 | 202 | 204;
-  readonly annotations: {
-    readonly readOnly: boolean;
-    readonly destructive: boolean;
-    readonly idempotent: boolean;
-  };
+  /** MCP tool hints; derived from the method (see METHOD_HINTS) unless the spec says otherwise. */
+  readonly annotations: OperationHints;
   /** `ETag` on the response (GET/PATCH of one resource); PATCH then honours `If-Match`. */
   readonly etag?: boolean;
   /** For PATCH with `If-Match`: loads the current representation (read in the write's transaction). */
-  readonly current?: (ctx: OperationContext, input: OperationInput<P, Q, z.ZodType>) => Promise<z.output<O>>;
+  readonly current?: (
+    ctx: OperationContext,
+    input: OperationInput<P, Q, z.ZodType>,
+  ) => Promise<z.output<O> | BinaryResult>;
   /** Bytes in (`upload`) or out (`download`) instead of JSON. */
   readonly binary?: 'upload' | 'download';
   readonly examples?: { readonly request?: unknown; readonly response?: unknown };
@@ -91,15 +91,53 @@ export interface OperationContext {
 // biome-ignore lint/suspicious/noExplicitAny: the catalogue is heterogeneous by design
 export type AdminOperation = OperationDefinition<any, any, any, any>;
 
+/** MCP tool hints of an operation (spec: server/tools "Tool annotations"). */
+export interface OperationHints {
+  readonly readOnly: boolean;
+  readonly destructive: boolean;
+  readonly idempotent: boolean;
+}
+
+/**
+ * What an operation's method says about it (RFC 9110 §9.2: GET is safe, PUT and DELETE are
+ * idempotent; PATCH here only sets the fields it names, so repeating it changes nothing more).
+ */
+const METHOD_HINTS: Record<OperationDefinition['method'], OperationHints> = {
+  GET: { readOnly: true, destructive: false, idempotent: true },
+  POST: { readOnly: false, destructive: false, idempotent: false },
+  PATCH: { readOnly: false, destructive: false, idempotent: true },
+  PUT: { readOnly: false, destructive: false, idempotent: true },
+  DELETE: { readOnly: false, destructive: true, idempotent: true },
+};
+
+/**
+ * An operation as its module writes it: `group` comes from the name, `annotations` from the
+ * method, and only an operation its method does not describe (a POST that cancels) says more.
+ */
+export type OperationSpec<
+  P extends z.ZodObject,
+  Q extends z.ZodObject,
+  B extends z.ZodType,
+  O extends z.ZodType,
+> = Omit<OperationDefinition<P, Q, B, O>, 'group' | 'annotations'> & {
+  readonly annotations?: Partial<OperationHints>;
+};
+
 /** Declares an operation, checking at load time that its scope exists and its name is well-formed. */
 export function defineOperation<
   P extends z.ZodObject,
   Q extends z.ZodObject,
   B extends z.ZodType,
   O extends z.ZodType,
->(op: OperationDefinition<P, Q, B, O>): OperationDefinition<P, Q, B, O> {
-  if (!OPERATOR_SCOPES.includes(op.scope)) throw new Error(`${op.name}: unknown scope ${op.scope}`);
-  if (!/^[a-z_]+\.[a-z_]+$/.test(op.name)) throw new Error(`${op.name}: name must be <group>.<verb>`);
-  if (!op.path.startsWith('/api/v1/')) throw new Error(`${op.name}: path must start with /api/v1/`);
-  return op;
+>(spec: OperationSpec<P, Q, B, O>): OperationDefinition<P, Q, B, O> {
+  const group = spec.name.split('.')[0];
+  if (!OPERATOR_SCOPES.includes(spec.scope)) throw new Error(`${spec.name}: unknown scope ${spec.scope}`);
+  if (!/^[a-z_]+\.[a-z_]+$/.test(spec.name)) throw new Error(`${spec.name}: name must be <group>.<verb>`);
+  if (!(group in RESOURCE_SCOPES)) throw new Error(`${spec.name}: ${group} is not a resource group`);
+  if (!spec.path.startsWith('/api/v1/')) throw new Error(`${spec.name}: path must start with /api/v1/`);
+  return {
+    ...spec,
+    group: group as ResourceGroup,
+    annotations: { ...METHOD_HINTS[spec.method], ...spec.annotations },
+  };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { type FieldError, ProblemError, problems } from '../errors/problem-error.ts';
+import { type FieldError, ProblemError, problem, problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
 import { decide, type Requirement } from '../resource/authorization.ts';
 import { challengeHeaders, decisionRefusal } from '../resource/middleware.ts';
@@ -38,7 +38,7 @@ export function authorizeOperation(baseUrl: string, principal: Principal, op: Ad
   const decision = decide(principal, operationRequirement(op));
   if (decision.allowed) return;
   const refusal = decisionRefusal(baseUrl, decision);
-  throw new ProblemError(403, decision.reason, 'Forbidden', {
+  throw problem(decision.reason, {
     detail: refusal.description,
     headers: challengeHeaders(refusal),
   });

@@ -15,7 +15,7 @@ const pascal = (name: string) =>
 
 // zod's JSON Schema is exact but noisy for readers: drop the date-time regex (the format says
 // it) and the ±2^53 bounds every integer carries.
-const tidy = (ctx: { jsonSchema: Json }) => {
+const tidy = (ctx: { jsonSchema: z.core.JSONSchema.BaseSchema }) => {
   const s = ctx.jsonSchema;
   if (s.format === 'date-time') delete s.pattern;
   if (s.minimum === Number.MIN_SAFE_INTEGER) delete s.minimum;
@@ -42,7 +42,7 @@ function components(
   const out = z.toJSONSchema(registry, {
     io,
     uri: (id) => `#/components/schemas/${id}`,
-    override: tidy as never,
+    override: tidy,
     unrepresentable: 'any',
   }) as { schemas: Record<string, Json> };
   for (const s of Object.values(out.schemas)) {
@@ -61,7 +61,7 @@ function parameters(op: AdminOperation): Json[] {
     if (!schema) continue;
     const json = z.toJSONSchema(schema, {
       io: 'input',
-      override: tidy as never,
+      override: tidy,
       unrepresentable: 'any',
     }) as Json;
     const props = (json.properties ?? {}) as Record<string, Json>;

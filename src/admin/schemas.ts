@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_AMOUNT, MAX_COUNT } from '../domain/checks.ts';
+import { Amount, Count, Currency, Email, HttpUrl, Slug } from '../domain/fields.ts';
 import { MAX_PAGE_LIMIT } from '../domain/pagination.ts';
 
 /**
@@ -22,33 +22,8 @@ export const Id = z.string().min(1).max(64);
 /** ISO 8601 UTC date-time, as every timestamp is sent and received. */
 export const Timestamp = z.iso.datetime({ offset: true });
 
-/** Integer minor units (cents) of a currency, 0 to MAX_AMOUNT (the domain checks the same range). */
-export const Amount = z.number().int().min(0).max(MAX_AMOUNT);
-
-/** A count a client sets (e.g. a redemption limit), 0 to MAX_COUNT (the domain checks the same range). */
-export const Count = z.number().int().min(0).max(MAX_COUNT);
-
-/** ISO 4217 currency code. */
-export const Currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code, e.g. USD');
-
-/** URL-safe slug. */
-export const Slug = z
-  .string()
-  .max(100)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case letters, digits and single hyphens');
-
-/** An http(s) URL. */
-export const HttpUrl = z
-  .string()
-  .max(2000)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'https:' || u.protocol === 'http:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http or https URL');
+/** The shared field rules (domain/fields.ts), under the names the operations use. */
+export { Amount, Count, Currency, Email, HttpUrl, Slug };
 
 /** Page query every list accepts: `limit` 1..100 (never clamped) and an opaque `cursor`. */
 export const PageQuery = {
@@ -109,6 +84,24 @@ export const Problem = named(
   'An RFC 9457 problem document.',
 );
 
+/** `priceAmount` → `price_amount`, as a type (the one snake_case mapping of the API). */
+export type SnakeKey<S extends string> = S extends `${infer H}${infer T}`
+  ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${SnakeKey<T>}`
+  : S;
+
+/** `price_amount` → `priceAmount`, as a type. */
+export type CamelKey<S extends string> = S extends `${infer H}_${infer T}`
+  ? `${H}${Capitalize<CamelKey<T>>}`
+  : S;
+
+/** A domain object as the API sends it: snake_case keys, `O` left out. */
+export type Snake<T, O extends string = 'schoolId'> = {
+  [K in keyof T as K extends O ? never : SnakeKey<K & string>]: T[K];
+};
+
+/** An API body as the domain takes it: camelCase keys. */
+export type Camel<T> = { [K in keyof T as CamelKey<K & string>]: T[K] };
+
 /** Converts a camelCase key to snake_case. */
 export function snakeKey(key: string): string {
   return key.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
@@ -120,21 +113,18 @@ export function camelKey(key: string): string {
 }
 
 /** Shallow key conversion of a domain object to the API's snake_case, dropping `omit` keys. */
-export function toSnake<T extends object>(
+export function toSnake<T extends object, O extends string = 'schoolId'>(
   obj: T,
-  omit: readonly string[] = ['schoolId'],
-): Record<string, unknown> {
+  omit: readonly O[] = ['schoolId' as O],
+): Snake<T, O> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) if (!omit.includes(k)) out[snakeKey(k)] = v;
-  return out;
+  for (const [k, v] of Object.entries(obj)) if (!omit.includes(k as O)) out[snakeKey(k)] = v;
+  return out as Snake<T, O>;
 }
 
 /** Shallow key conversion of an API body to the domain's camelCase (undefined values dropped). */
-export function toCamel(obj: Record<string, unknown> | undefined): Record<string, unknown> {
+export function toCamel<T extends object>(obj: T | undefined): Camel<T> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj ?? {})) if (v !== undefined) out[camelKey(k)] = v;
-  return out;
+  return out as Camel<T>;
 }
-
-/** An email address; surrounding spaces are ignored. */
-export const Email = z.string().trim().max(254).pipe(z.email());

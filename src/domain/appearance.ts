@@ -17,12 +17,13 @@ export const FONTS = [
   'Merriweather',
   'Source Sans 3',
 ] as const;
+export type Font = (typeof FONTS)[number];
 
 /** A school's theme. */
 export interface Appearance {
   primaryColor: string;
   accentColor: string;
-  font: string;
+  font: Font;
   logoFileId: string | null;
   updatedAt: string;
 }
@@ -35,7 +36,8 @@ function toAppearance(r: AppearanceTable): Appearance {
   return {
     primaryColor: r.primary_color,
     accentColor: r.accent_color,
-    font: r.font,
+    // The column only holds what updateAppearance accepted (one of FONTS).
+    font: r.font as Font,
     logoFileId: r.logo_file_id,
     updatedAt: r.updated_at,
   };

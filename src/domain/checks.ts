@@ -1,34 +1,27 @@
 import { PostgresAdapter, sql } from 'kysely';
-import { type FieldError, ProblemError, problems } from '../errors/problem-error.ts';
+import { type FieldError, type ProblemError, problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { Currency, HttpUrl, MAX_AMOUNT, MAX_COUNT, Slug, Text } from './fields.ts';
 
-/**
- * The largest amount of money, in minor units, any price, discount or order figure may be: a
- * billion in two-decimal currencies. Both engines store money as 64-bit integers (migration 0006),
- * and this bound keeps every sum we compute far inside JavaScript's exact integers (2^53).
- */
-export const MAX_AMOUNT = 100_000_000_000;
-
-/**
- * The largest count (redemption limits and any other unbounded integer) a client may set: the
- * largest PostgreSQL `integer`, so a count is stored as the same number on both engines.
- */
-export const MAX_COUNT = 2_147_483_647;
+export { MAX_AMOUNT, MAX_COUNT } from './fields.ts';
 
 /**
  * Input checks shared by the domain modules. Surfaces validate with zod first; these keep the
- * domain safe on its own (seed, CLI, MCP), so bad input is a 422 and never a 500.
+ * domain safe on its own (seed, CLI, MCP), so bad input is a 422 and never a 500. The rules
+ * themselves are the zod field rules of fields.ts; Checks only names the field and words the
+ * domain's message.
  */
 export class Checks {
   readonly errors: FieldError[] = [];
 
   /** A trimmed, non-empty string of at most `max` characters. */
   text(field: string, value: unknown, max = 200): string {
-    if (typeof value !== 'string' || value.trim() === '' || value.trim().length > max) {
+    const parsed = Text(max).safeParse(value);
+    if (!parsed.success) {
       this.errors.push({ field, message: `must be a non-empty string of at most ${max} characters` });
       return '';
     }
-    return value.trim();
+    return parsed.data;
   }
 
   /** An optional string (null or up to `max` characters). */
@@ -71,20 +64,22 @@ export class Checks {
 
   /** An ISO 4217 code (three capital letters). */
   currency(field: string, value: unknown): string {
-    if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value)) {
+    const parsed = Currency.safeParse(value);
+    if (!parsed.success) {
       this.errors.push({ field, message: 'must be an ISO 4217 currency code, e.g. USD' });
       return 'USD';
     }
-    return value;
+    return parsed.data;
   }
 
   /** A URL-safe slug: lower-case words joined by hyphens. */
   slug(field: string, value: unknown): string {
-    if (typeof value !== 'string' || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(value) || value.length > 100) {
+    const parsed = Slug.safeParse(value);
+    if (!parsed.success) {
       this.errors.push({ field, message: 'must be lower-case letters, digits and single hyphens (≤ 100)' });
       return '';
     }
-    return value;
+    return parsed.data;
   }
 
   /** An ISO 8601 timestamp, normalised to UTC with milliseconds (so it sorts as text). */
@@ -105,12 +100,7 @@ export class Checks {
   /** An http(s) URL. */
   url(field: string, value: unknown): string | null {
     if (value === null || value === undefined) return null;
-    if (typeof value === 'string' && value.length <= 2000) {
-      try {
-        const u = new URL(value);
-        if (u.protocol === 'https:' || u.protocol === 'http:') return value;
-      } catch {}
-    }
+    if (HttpUrl.safeParse(value).success) return value as string;
     this.errors.push({ field, message: 'must be an http or https URL' });
     return null;
   }
@@ -136,7 +126,7 @@ export function toIsoTimestamp(value: string): string | undefined {
 
 /** 409 `slug_taken`: another `noun` (course, page, post) of the school already uses the slug. */
 export function slugTaken(noun: string, slug: string): ProblemError {
-  return new ProblemError(409, 'slug_taken', 'Conflict', {
+  return problem('slug_taken', {
     detail: `Another ${noun} of this school already uses the slug "${slug}".`,
   });
 }
@@ -172,6 +162,37 @@ export async function lockRow(
   }
   const result = await sql`update ${sql.table(table)} set updated_at = updated_at where ${match}`.execute(tx);
   return Number(result.numAffectedRows ?? 0) > 0;
+}
+
+/** The school-owned tables a plain delete applies to (each has `school_id` and `id`). */
+export type OwnedTable =
+  | 'courses'
+  | 'coupons'
+  | 'digital_products'
+  | 'enrollments'
+  | 'events'
+  | 'lecturers'
+  | 'membership_plans'
+  | 'pages'
+  | 'posts';
+
+/**
+ * Deletes one row of the school by id; 404 `not_found` ("No such <noun>.") when the school has
+ * none, so another school's id is never told apart from a missing one.
+ */
+export async function deleteOwned(
+  db: Db | Tx,
+  table: OwnedTable,
+  schoolId: string,
+  id: string,
+  noun: string,
+): Promise<void> {
+  const result = await db
+    .deleteFrom(table)
+    .where('school_id', '=', schoolId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw problems.notFound(`No such ${noun}.`);
 }
 
 /** Runs fn in a transaction: the caller's if it is one, else a new one. */

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, flag, isUniqueViolation, withTransaction } from './checks.ts';
+import { Checks, deleteOwned, flag, isUniqueViolation, withTransaction } from './checks.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import type { CouponsTable } from './tables.ts';
 
@@ -72,7 +72,7 @@ function toCoupon(r: CouponsTable): Coupon {
 }
 
 const codeTaken = (code: string) =>
-  new ProblemError(409, 'code_taken', 'Conflict', {
+  problem('code_taken', {
     detail: `Another coupon of this school already uses the code "${code}".`,
   });
 
@@ -263,10 +263,5 @@ export async function updateCoupon(
 
 /** Deletes a coupon; past orders keep their code (coupon_id becomes null). */
 export async function deleteCoupon(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  const r = await db
-    .deleteFrom('coupons')
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(r.numDeletedRows) === 0) throw problems.notFound('No such coupon.');
+  await deleteOwned(db, 'coupons', schoolId, id, 'coupon');
 }

@@ -3,7 +3,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, isUniqueViolation, lockRow, slugTaken, withTransaction } from './checks.ts';
+import { Checks, deleteOwned, isUniqueViolation, lockRow, slugTaken, withTransaction } from './checks.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { CoursesTable } from './tables.ts';
 
@@ -301,10 +301,5 @@ export async function updateCourse(
 
 /** Deletes a course with its curriculum and enrollments; 404 if it is not the school's. */
 export async function deleteCourse(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  const result = await db
-    .deleteFrom('courses')
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw problems.notFound('No such course.');
+  await deleteOwned(db, 'courses', schoolId, id, 'course');
 }

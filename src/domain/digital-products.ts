@@ -3,7 +3,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, withTransaction } from './checks.ts';
+import { Checks, deleteOwned, withTransaction } from './checks.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import { likePattern } from './posts.ts';
 import type { DigitalProductsTable } from './tables.ts';
@@ -165,10 +165,5 @@ export async function updateDigitalProduct(
 
 /** Deletes a digital product; orders keep their line items. */
 export async function deleteDigitalProduct(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  const r = await db
-    .deleteFrom('digital_products')
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(r.numDeletedRows) === 0) throw problems.notFound('No such digital product.');
+  await deleteOwned(db, 'digital_products', schoolId, id, 'digital product');
 }

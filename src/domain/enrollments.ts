@@ -1,10 +1,10 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { type ProblemError, problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
+import { Checks, deleteOwned, isUniqueViolation, withTransaction } from './checks.ts';
 import { type LectureProgress, progressOfEnrollment, saveLectureProgress } from './lecture-progress.ts';
 import { ensureMembership } from './memberships.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
@@ -223,7 +223,7 @@ export async function findEnrollmentOf(
 }
 
 function alreadyEnrolled(): ProblemError {
-  return new ProblemError(409, 'already_enrolled', 'Conflict', {
+  return problem('already_enrolled', {
     detail: 'The user is already enrolled in this course.',
   });
 }
@@ -313,12 +313,7 @@ export async function setEnrollmentExpiry(
 
 /** Removes an enrollment and its progress. */
 export async function unenroll(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  const result = await db
-    .deleteFrom('enrollments')
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw problems.notFound('No such enrollment.');
+  await deleteOwned(db, 'enrollments', schoolId, id, 'enrollment');
 }
 
 /** Per-lecture progress of an enrollment of the school, in curriculum order; 404 otherwise. */
@@ -356,16 +351,16 @@ export async function recordLectureProgress(
       .where('id', '=', input.lectureId)
       .executeTakeFirst();
     if (!lecture) {
-      throw new ProblemError(404, 'lecture_not_found', 'Not Found', { detail: 'No such lecture.' });
+      throw problem('lecture_not_found', { detail: 'No such lecture.' });
     }
     const enrollment = await findEnrollmentOf(tx, schoolId, userId, lecture.course_id);
     if (!enrollment) {
-      throw new ProblemError(403, 'not_enrolled', 'Forbidden', {
+      throw problem('not_enrolled', {
         detail: 'You are not enrolled in the course of this lecture.',
       });
     }
     if (!enrollment.active) {
-      throw new ProblemError(403, 'access_expired', 'Forbidden', {
+      throw problem('access_expired', {
         detail: `Access to this course ended at ${enrollment.expiresAt}.`,
       });
     }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { withTransaction } from './checks.ts';
@@ -107,13 +107,13 @@ export async function registerForEvent(
     }
     const now = isoNow();
     if (event.status === 'canceled') {
-      throw new ProblemError(409, 'event_canceled', 'Conflict', { detail: 'This event has been canceled.' });
+      throw problem('event_canceled', { detail: 'This event has been canceled.' });
     }
     if (event.endsAt <= now) {
-      throw new ProblemError(409, 'event_ended', 'Conflict', { detail: 'This event has already ended.' });
+      throw problem('event_ended', { detail: 'This event has already ended.' });
     }
     if (event.capacity !== null && event.registeredCount >= event.capacity) {
-      throw new ProblemError(409, 'event_full', 'Conflict', {
+      throw problem('event_full', {
         detail: `All ${event.capacity} places of this event are taken.`,
       });
     }

@@ -3,7 +3,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks } from './checks.ts';
+import { Checks, deleteOwned } from './checks.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { EventsTable } from './tables.ts';
 
@@ -248,10 +248,5 @@ export async function updateEvent(
 
 /** Deletes an event and its registrations. */
 export async function deleteEvent(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  const result = await db
-    .deleteFrom('events')
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw problems.notFound('No such event.');
+  await deleteOwned(db, 'events', schoolId, id, 'event');
 }

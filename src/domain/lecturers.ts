@@ -1,8 +1,8 @@
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, lockRow, withTransaction } from './checks.ts';
+import { Checks, deleteOwned, lockRow, withTransaction } from './checks.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { LecturersTable } from './tables.ts';
 
@@ -84,7 +84,7 @@ async function checkUser(tx: Tx, schoolId: string, userId: string, selfId?: stri
   }
   const existing = await findLecturerByUser(tx, schoolId, userId);
   if (existing && existing.id !== selfId) {
-    throw new ProblemError(409, 'lecturer_exists', 'Conflict', {
+    throw problem('lecturer_exists', {
       detail: 'This user already has a lecturer profile at this school.',
     });
   }
@@ -184,10 +184,5 @@ export async function updateLecturer(
 
 /** Deletes a profile; its courses stay, without this lecturer. */
 export async function deleteLecturer(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  const result = await db
-    .deleteFrom('lecturers')
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw problems.notFound('No such lecturer.');
+  await deleteOwned(db, 'lecturers', schoolId, id, 'lecturer');
 }

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, withTransaction } from './checks.ts';
+import { Email } from './fields.ts';
 import { ensureMembership } from './memberships.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import { likePattern } from './posts.ts';
@@ -120,7 +121,7 @@ async function otherOwners(tx: Tx, schoolId: string, exceptMembershipId: string)
 }
 
 const lastOwner = () =>
-  new ProblemError(409, 'last_owner', 'Conflict', {
+  problem('last_owner', {
     detail: 'A school always keeps at least one active owner: make someone else owner first.',
   });
 
@@ -136,8 +137,7 @@ export async function inviteMember(
 ): Promise<Member> {
   const c = new Checks();
   const email = typeof input.email === 'string' ? normalizeEmail(input.email) : '';
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email) || email.length > 254)
-    c.fail('email', 'must be an email address');
+  if (!Email.safeParse(email).success) c.fail('email', 'must be an email address');
   const roles = checkRoles(c, input.roles);
   const name = input.name === undefined ? email.split('@')[0] : c.text('name', input.name, 120);
   c.done();
@@ -150,7 +150,7 @@ export async function inviteMember(
       invitedByUserId: input.invitedByUserId,
     });
     if (!created) {
-      throw new ProblemError(409, 'already_member', 'Conflict', {
+      throw problem('already_member', {
         detail: `${email} already belongs to this school; change their roles instead.`,
       });
     }

@@ -2,7 +2,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, withTransaction } from './checks.ts';
+import { Checks, deleteOwned, withTransaction } from './checks.ts';
 import { countRows, type Page, type PageParams, paginate } from './pagination.ts';
 import type { MembershipPlansTable } from './tables.ts';
 
@@ -211,10 +211,5 @@ export async function updateMembershipPlan(
 
 /** Deletes a plan (and, by cascade, its subscriptions): archive it instead to keep history. */
 export async function deleteMembershipPlan(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  const result = await db
-    .deleteFrom('membership_plans')
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw problems.notFound('No such membership plan.');
+  await deleteOwned(db, 'membership_plans', schoolId, id, 'membership plan');
 }

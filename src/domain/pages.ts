@@ -3,7 +3,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, flag, isUniqueViolation, slugTaken, withTransaction } from './checks.ts';
+import { Checks, deleteOwned, flag, isUniqueViolation, slugTaken, withTransaction } from './checks.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import { likePattern } from './posts.ts';
 import type { PagesTable } from './tables.ts';
@@ -157,10 +157,5 @@ export async function updateSitePage(
 
 /** Deletes a page. */
 export async function deleteSitePage(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  const r = await db
-    .deleteFrom('pages')
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(r.numDeletedRows) === 0) throw problems.notFound('No such page.');
+  await deleteOwned(db, 'pages', schoolId, id, 'page');
 }

@@ -3,7 +3,7 @@ import { newId } from '../crypto/ids.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
-import { Checks, isUniqueViolation, slugTaken, withTransaction } from './checks.ts';
+import { Checks, deleteOwned, isUniqueViolation, slugTaken, withTransaction } from './checks.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
 import type { PostsTable } from './tables.ts';
 
@@ -180,12 +180,7 @@ export async function updatePost(
 /** Deletes a post and its comments. */
 export async function deletePost(db: Db | Tx, schoolId: string, id: string): Promise<void> {
   await withTransaction(db, async (tx) => {
-    const r = await tx
-      .deleteFrom('posts')
-      .where('school_id', '=', schoolId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (Number(r.numDeletedRows) === 0) throw problems.notFound('No such post.');
+    await deleteOwned(tx, 'posts', schoolId, id, 'post');
     await tx
       .deleteFrom('comments')
       .where('school_id', '=', schoolId)

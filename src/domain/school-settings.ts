@@ -1,7 +1,8 @@
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, isUniqueViolation, withTransaction } from './checks.ts';
+import { Email } from './fields.ts';
 import { BETA_FEATURES, type BetaFeature, betaFeatures, findSchoolById } from './schools.ts';
 import type { SchoolsTable } from './tables.ts';
 
@@ -104,12 +105,8 @@ export async function updateSchoolSettings(
   if (patch.currency !== undefined) set.currency = c.currency('currency', patch.currency);
   if (patch.contactEmail !== undefined) {
     const email = patch.contactEmail;
-    if (
-      email !== null &&
-      (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email) || email.length > 254)
-    ) {
+    if (email !== null && !Email.safeParse(email).success)
       c.fail('contactEmail', 'must be an email address or null');
-    }
     set.contact_email = email;
   }
   if (patch.betaFeatures !== undefined) {
@@ -122,7 +119,7 @@ export async function updateSchoolSettings(
   return withTransaction(db, async (tx) => {
     const current = await getSchoolSettings(tx, schoolId);
     const taken = () =>
-      new ProblemError(409, 'subdomain_taken', 'Conflict', {
+      problem('subdomain_taken', {
         detail: `The subdomain "${set.subdomain}" is taken.`,
       });
     if (set.subdomain && set.subdomain !== current.subdomain) {

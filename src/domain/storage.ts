@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { mapPage, type Page, type PageParams, paginate } from './pagination.ts';
@@ -103,13 +103,13 @@ export async function storeFile(
     throw problems.validation([{ field: 'body.file', message: 'must not be empty' }]);
   if (upload.bytes.length > limitBytes) throw problems.payloadTooLarge(limitBytes);
   if (!(type in ALLOWED_TYPES)) {
-    throw new ProblemError(415, 'unsupported_file_type', 'Unsupported Media Type', {
+    throw problem('unsupported_file_type', {
       detail: `Files of type ${type || '(none)'} are not accepted. Accepted: ${Object.keys(ALLOWED_TYPES).join(', ')}.`,
     });
   }
   const sniff = ALLOWED_TYPES[type];
   if (sniff ? !sniff(upload.bytes) : !plausibleText(upload.bytes)) {
-    throw new ProblemError(415, 'content_type_mismatch', 'Unsupported Media Type', {
+    throw problem('content_type_mismatch', {
       detail: `The file's content is not ${type}.`,
     });
   }

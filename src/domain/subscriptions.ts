@@ -1,5 +1,5 @@
 import { newId } from '../crypto/ids.ts';
-import { ProblemError, problems } from '../errors/problem-error.ts';
+import { problem, problems } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { Checks, flag, withTransaction } from './checks.ts';
@@ -208,14 +208,14 @@ export async function cancelSubscription(
   return withTransaction(db, async (tx) => {
     const current = await getSubscription(tx, schoolId, id);
     if (current.status === 'canceled') {
-      throw new ProblemError(409, 'already_canceled', 'Conflict', {
+      throw problem('already_canceled', {
         detail: 'This subscription is already canceled.',
       });
     }
     const now = isoNow();
     if (options.atPeriodEnd) {
       if (!current.currentPeriodEnd || current.currentPeriodEnd <= now) {
-        throw new ProblemError(409, 'no_period_end', 'Conflict', {
+        throw problem('no_period_end', {
           detail: 'This subscription has no future period end; cancel it now instead.',
         });
       }

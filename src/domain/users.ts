@@ -1,5 +1,5 @@
 import { newId } from '../crypto/ids.ts';
-import { ProblemError } from '../errors/problem-error.ts';
+import { problem } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import type { UsersTable } from './tables.ts';
@@ -51,7 +51,7 @@ export async function createUser(
 ): Promise<User> {
   const user = newUser(input);
   if (!(await insertUnlessTaken(db, user))) {
-    throw new ProblemError(409, 'email_taken', 'Conflict', {
+    throw problem('email_taken', {
       detail: 'A user with this email already exists.',
     });
   }

@@ -3,7 +3,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { OAuthError } from './oauth-error.ts';
-import { ProblemError, problems } from './problem-error.ts';
+import type { ProblemCode } from './problem-codes.ts';
+import { ProblemError, problem, problems } from './problem-error.ts';
 
 const OAUTH_PATH = /^\/(api\/oauth|oauth)\//;
 
@@ -18,7 +19,7 @@ export function problemResponse(c: Context, p: ProblemError): Response {
     instance: c.req.path,
   };
   if (p.errors) body.errors = p.errors;
-  const requestId = c.get('requestId' as never) as string | undefined;
+  const requestId = c.get('requestId') as string | undefined;
   if (requestId) body.request_id = requestId;
   return c.body(JSON.stringify(body), p.status as 400, {
     'Content-Type': 'application/problem+json',
@@ -84,7 +85,7 @@ export function createErrorHandler(logger: Logger) {
     }
     return problemResponse(
       c,
-      new ProblemError(500, 'internal_error', 'Internal Server Error', {
+      problem('internal_error', {
         detail: 'The server could not complete the request.',
       }),
     );
@@ -102,7 +103,7 @@ function clientWentAway(c: Context): boolean {
   return c.req.raw.signal.aborted;
 }
 
-function httpCode(status: number): string {
+function httpCode(status: number): ProblemCode {
   if (status === 413) return 'payload_too_large';
   if (status === 415) return 'unsupported_media_type';
   if (status === 404) return 'not_found';

@@ -1,3 +1,5 @@
+import { PROBLEM_CODES, type ProblemCode } from './problem-codes.ts';
+
 /** One field that failed validation, as reported in a problem's `errors` array. */
 export interface FieldError {
   /** JSON pointer-ish path of the failing field, e.g. `body.title` or `query.limit`. */
@@ -12,23 +14,13 @@ export interface FieldError {
 export class ProblemError extends Error {
   override name = 'ProblemError';
   readonly status: number;
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly title: string;
   readonly detail?: string;
   readonly errors?: readonly FieldError[];
   readonly headers?: Readonly<Record<string, string>>;
 
-  constructor(
-    status: number,
-    code: string,
-    title: string,
-    options: {
-      detail?: string;
-      errors?: readonly FieldError[];
-      headers?: Record<string, string>;
-      cause?: unknown;
-    } = {},
-  ) {
+  constructor(status: number, code: ProblemCode, title: string, options: ProblemOptions = {}) {
     super(options.detail ?? title, { cause: options.cause });
     this.status = status;
     this.code = code;
@@ -39,22 +31,30 @@ export class ProblemError extends Error {
   }
 }
 
+/** What a problem carries besides its code: public detail, field errors, headers, private cause. */
+export interface ProblemOptions {
+  detail?: string;
+  errors?: readonly FieldError[];
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** A problem by its code, with the status and title PROBLEM_CODES gives it. */
+export function problem(code: ProblemCode, options: ProblemOptions = {}): ProblemError {
+  const { status, title } = PROBLEM_CODES[code];
+  return new ProblemError(status, code, title, options);
+}
+
 /** Shorthands for the problems every surface raises. */
 export const problems = {
-  notFound: (detail = 'The requested resource does not exist.') =>
-    new ProblemError(404, 'not_found', 'Not Found', { detail }),
+  notFound: (detail = 'The requested resource does not exist.') => problem('not_found', { detail }),
   validation: (errors: readonly FieldError[], detail = 'The request is not valid.') =>
-    new ProblemError(422, 'validation_failed', 'Validation Failed', { detail, errors }),
-  badRequest: (detail: string) => new ProblemError(400, 'bad_request', 'Bad Request', { detail }),
-  forbidden: (detail: string, code = 'forbidden') => new ProblemError(403, code, 'Forbidden', { detail }),
+    problem('validation_failed', { detail, errors }),
+  badRequest: (detail: string) => problem('bad_request', { detail }),
+  forbidden: (detail: string, code: ProblemCode = 'forbidden') => problem(code, { detail }),
   payloadTooLarge: (limit: number) =>
-    new ProblemError(413, 'payload_too_large', 'Payload Too Large', {
-      detail: `The request body exceeds ${limit} bytes.`,
-    }),
+    problem('payload_too_large', { detail: `The request body exceeds ${limit} bytes.` }),
   unsupportedMediaType: (expected: string) =>
-    new ProblemError(415, 'unsupported_media_type', 'Unsupported Media Type', {
-      detail: `The request body must be ${expected}.`,
-    }),
-  preconditionFailed: (detail: string) =>
-    new ProblemError(412, 'precondition_failed', 'Precondition Failed', { detail }),
+    problem('unsupported_media_type', { detail: `The request body must be ${expected}.` }),
+  preconditionFailed: (detail: string) => problem('precondition_failed', { detail }),
 };

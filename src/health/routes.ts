@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { sql } from 'kysely';
 import { problemResponse } from '../errors/handler.ts';
-import { ProblemError } from '../errors/problem-error.ts';
+import { problem } from '../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 
 // RFC 6750 §2.1 credentials, the same grammar the resource verifier reads.
@@ -74,7 +74,7 @@ export function createHealthApp(ctx: AppContext): Hono<AppEnv> {
         const challenge = `Bearer realm="metrics"${verdict === 'invalid' ? ', error="invalid_token"' : ''}`;
         return problemResponse(
           c,
-          new ProblemError(401, 'unauthorized', 'Unauthorized', {
+          problem('unauthorized', {
             detail: 'The metrics need Authorization: Bearer <METRICS_TOKEN>.',
             headers: { 'WWW-Authenticate': challenge, 'Cache-Control': 'no-store' },
           }),

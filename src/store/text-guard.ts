@@ -7,11 +7,11 @@ import type {
   QueryResult,
   TransactionSettings,
 } from 'kysely';
-import { ProblemError } from '../errors/problem-error.ts';
+import { type ProblemError, problem } from '../errors/problem-error.ts';
 
 /** The refusal every surface renders in its own format (OAuth JSON, problem, GraphQL, MCP). */
 function nulRefused(): ProblemError {
-  return new ProblemError(400, 'invalid_text', 'Bad Request', {
+  return problem('invalid_text', {
     detail: 'Text values must not contain NUL (U+0000) characters.',
   });
 }

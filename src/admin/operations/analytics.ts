@@ -70,13 +70,11 @@ const CompletionSchema = named(
     ),
   }),
 );
-const read = { readOnly: true, destructive: false, idempotent: true } as const;
 
 /** Read-only analytics over a date range. */
 export const analyticsOperations = [
   defineOperation({
     name: 'analytics.summary',
-    group: 'analytics',
     summary: 'Headline figures over a date range',
     description: 'Revenue per currency, new enrollments, completions, active and total students.',
     scope: 'analytics:read',
@@ -84,7 +82,6 @@ export const analyticsOperations = [
     path: '/api/v1/analytics/summary',
     input: { query: Range },
     output: SummarySchema,
-    annotations: read,
     examples: {
       response: {
         range: { from: '2026-02-01T00:00:00.000Z', to: '2026-03-01T00:00:00.000Z' },
@@ -100,14 +97,11 @@ export const analyticsOperations = [
     handler: async (ctx, { query }) => {
       const range = checkRange(query.from, query.to);
       const s = await summary(ctx.db, ctx.schoolId, range);
-      return { range, ...toSnake(s, []), revenue: s.revenue.map((r) => toSnake(r, [])) } as z.output<
-        typeof SummarySchema
-      >;
+      return { range, ...toSnake(s, []), revenue: s.revenue.map((r) => toSnake(r, [])) };
     },
   }),
   defineOperation({
     name: 'analytics.revenue',
-    group: 'analytics',
     summary: 'Revenue by day',
     description: 'Net revenue (after refunds) per UTC day and currency, plus totals.',
     scope: 'analytics:read',
@@ -115,7 +109,6 @@ export const analyticsOperations = [
     path: '/api/v1/analytics/revenue',
     input: { query: Range },
     output: RevenueSchema,
-    annotations: read,
     examples: {
       response: {
         range: { from: '2026-02-01T00:00:00.000Z', to: '2026-03-01T00:00:00.000Z' },
@@ -136,12 +129,11 @@ export const analyticsOperations = [
         range,
         totals: totals.map((r) => toSnake(r, [])),
         by_day: days.map((d) => toSnake(d, [])),
-      } as z.output<typeof RevenueSchema>;
+      };
     },
   }),
   defineOperation({
     name: 'analytics.course_completion',
-    group: 'analytics',
     summary: 'Completion by course',
     description:
       'For every course: enrollments started in the range, how many of them are completed, completions in the range and average progress.',
@@ -150,7 +142,6 @@ export const analyticsOperations = [
     path: '/api/v1/analytics/course-completion',
     input: { query: Range },
     output: CompletionSchema,
-    annotations: read,
     examples: {
       response: {
         range: { from: '2026-02-01T00:00:00.000Z', to: '2026-03-01T00:00:00.000Z' },
@@ -170,7 +161,7 @@ export const analyticsOperations = [
     handler: async (ctx, { query }) => {
       const range = checkRange(query.from, query.to);
       const courses = await completionByCourse(ctx.db, ctx.schoolId, range);
-      return { range, courses: courses.map((c) => toSnake(c, [])) } as z.output<typeof CompletionSchema>;
+      return { range, courses: courses.map((c) => toSnake(c, [])) };
     },
   }),
 ];

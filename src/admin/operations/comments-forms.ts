@@ -8,6 +8,7 @@ import {
   listFormSubmissions,
   listForms,
 } from '../../domain/forms.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Id, named, PageQuery, pageOf, RangeQuery, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
 
@@ -51,16 +52,14 @@ const SubmissionSchema = named(
   'One submission of a form.',
 );
 
-const presentComment = (c: Comment) => toSnake(c) as z.output<typeof CommentSchema>;
-const presentForm = (f: Form) => toSnake(f) as z.output<typeof FormSchema>;
-const presentSubmission = (s: FormSubmission) => toSnake(s) as z.output<typeof SubmissionSchema>;
-const read = { readOnly: true, destructive: false, idempotent: true } as const;
+const presentComment = (c: Comment) => toSnake(c);
+const presentForm = (f: Form) => toSnake(f);
+const presentSubmission = (s: FormSubmission) => toSnake(s);
 
 /** Read-only comment and form operations. */
 export const commentFormOperations = [
   defineOperation({
     name: 'comments.list',
-    group: 'comments',
     summary: 'List comments',
     description: 'Comments oldest first; filter by target, course (lecture comments), author or date range.',
     scope: 'comments:read',
@@ -77,7 +76,6 @@ export const commentFormOperations = [
       }),
     },
     output: pageOf(CommentSchema),
-    annotations: read,
     handler: async (ctx, { query }) => {
       const page = await listComments(
         ctx.db,
@@ -92,12 +90,11 @@ export const commentFormOperations = [
         },
         query,
       );
-      return { data: page.data.map(presentComment), next_cursor: page.next_cursor };
+      return mapPage(page, presentComment);
     },
   }),
   defineOperation({
     name: 'comments.get',
-    group: 'comments',
     summary: 'Get a comment',
     scope: 'comments:read',
     method: 'GET',
@@ -105,7 +102,6 @@ export const commentFormOperations = [
     input: { params: z.strictObject({ comment_id: Id }) },
     output: CommentSchema,
     etag: true,
-    annotations: read,
     examples: {
       response: {
         id: 'cmt_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -123,22 +119,19 @@ export const commentFormOperations = [
   }),
   defineOperation({
     name: 'forms.list',
-    group: 'forms',
     summary: 'List forms',
     scope: 'forms:read',
     method: 'GET',
     path: '/api/v1/forms',
     input: { query: z.strictObject({ ...PageQuery, search: SearchQuery }) },
     output: pageOf(FormSchema),
-    annotations: read,
     handler: async (ctx, { query }) => {
       const page = await listForms(ctx.db, ctx.schoolId, { search: query.search }, query);
-      return { data: page.data.map(presentForm), next_cursor: page.next_cursor };
+      return mapPage(page, presentForm);
     },
   }),
   defineOperation({
     name: 'forms.get',
-    group: 'forms',
     summary: 'Get a form',
     scope: 'forms:read',
     method: 'GET',
@@ -146,7 +139,6 @@ export const commentFormOperations = [
     input: { params: z.strictObject({ form_id: Id }) },
     output: FormSchema,
     etag: true,
-    annotations: read,
     examples: {
       response: {
         id: 'frm_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -161,7 +153,6 @@ export const commentFormOperations = [
   }),
   defineOperation({
     name: 'forms.list_submissions',
-    group: 'forms',
     summary: 'List a form’s submissions',
     description: 'Oldest first; filter by `email` (substring) or date range.',
     scope: 'forms:read',
@@ -172,7 +163,6 @@ export const commentFormOperations = [
       query: z.strictObject({ ...PageQuery, email: SearchQuery, ...RangeQuery('submissions') }),
     },
     output: pageOf(SubmissionSchema),
-    annotations: read,
     handler: async (ctx, { params, query }) => {
       const page = await listFormSubmissions(
         ctx.db,
@@ -181,12 +171,11 @@ export const commentFormOperations = [
         { email: query.email, from: query.from, to: query.to },
         query,
       );
-      return { data: page.data.map(presentSubmission), next_cursor: page.next_cursor };
+      return mapPage(page, presentSubmission);
     },
   }),
   defineOperation({
     name: 'forms.get_submission',
-    group: 'forms',
     summary: 'Get one submission',
     scope: 'forms:read',
     method: 'GET',
@@ -194,7 +183,6 @@ export const commentFormOperations = [
     input: { params: z.strictObject({ form_id: Id, submission_id: Id }) },
     output: SubmissionSchema,
     etag: true,
-    annotations: read,
     examples: {
       response: {
         id: 'fsb_01jf3k6m2v8w9x0y1z2a3b4c5d',

@@ -9,6 +9,7 @@ import {
   PRODUCT_TYPES,
   updateCoupon,
 } from '../../domain/coupons.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,
@@ -47,7 +48,7 @@ const CouponSchema = named(
   'A discount code.',
 );
 
-const present = (c: Coupon) => toSnake(c) as z.output<typeof CouponSchema>;
+const present = (c: Coupon) => toSnake(c);
 
 const fields = {
   code: z
@@ -97,14 +98,12 @@ const example = {
 
 const get = defineOperation({
   name: 'coupons.get',
-  group: 'coupons',
   summary: 'Get a coupon',
   scope: 'coupons:read',
   method: 'GET',
   path: '/api/v1/coupons/{coupon_id}',
   input: { params: ById },
   output: CouponSchema,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   etag: true,
   examples: { response: example },
   handler: async (ctx, { params }) => present(await getCoupon(ctx.db, ctx.schoolId, params.coupon_id)),
@@ -114,7 +113,6 @@ const get = defineOperation({
 export const couponOperations = [
   defineOperation({
     name: 'coupons.list',
-    group: 'coupons',
     summary: 'List coupons',
     description: 'Coupons oldest first; filter by `active` or a `search` on the code.',
     scope: 'coupons:read',
@@ -122,7 +120,6 @@ export const couponOperations = [
     path: '/api/v1/coupons',
     input: { query: z.strictObject({ ...PageQuery, active: QueryBool, search: SearchQuery }) },
     output: pageOf(CouponSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     examples: { response: { data: [example], next_cursor: null } },
     handler: async (ctx, { query }) => {
       const page = await listCoupons(
@@ -131,13 +128,12 @@ export const couponOperations = [
         { active: query.active, search: query.search },
         query,
       );
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   get,
   defineOperation({
     name: 'coupons.create',
-    group: 'coupons',
     summary: 'Create a coupon',
     description:
       'A `percent` coupon needs `percent_off`; a `fixed` one `amount_off` and `currency`. Codes are unique per school (409 `code_taken`).',
@@ -148,17 +144,14 @@ export const couponOperations = [
     output: CouponSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: {
       request: { code: 'SPRING25', kind: 'percent', percent_off: 25, max_redemptions: 100 },
       response: example,
     },
-    handler: async (ctx, { body }) =>
-      present(await createCoupon(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createCoupon(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'coupons.update',
-    group: 'coupons',
     summary: 'Update a coupon',
     scope: 'coupons:write',
     method: 'PATCH',
@@ -166,22 +159,19 @@ export const couponOperations = [
     input: { params: ById, body: UpdateBody },
     output: CouponSchema,
     etag: true,
-    current: get.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: get.handler,
     examples: { request: { active: false } },
     handler: async (ctx, { params, body }) =>
       present(await updateCoupon(ctx.db, ctx.schoolId, params.coupon_id, toCamel(body))),
   }),
   defineOperation({
     name: 'coupons.delete',
-    group: 'coupons',
     summary: 'Delete a coupon',
     description: 'Past orders keep the code they used.',
     scope: 'coupons:write',
     method: 'DELETE',
     path: '/api/v1/coupons/{coupon_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deleteCoupon(ctx.db, ctx.schoolId, params.coupon_id),
   }),
 ];

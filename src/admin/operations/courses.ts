@@ -8,6 +8,8 @@ import {
   listCourses,
   updateCourse,
 } from '../../domain/courses.ts';
+import { Text } from '../../domain/fields.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,
@@ -42,11 +44,11 @@ export const CourseSchema = named(
   }),
   'A course.',
 );
-const present = (c: Course) => toSnake(c) as z.output<typeof CourseSchema>;
+const present = (c: Course) => toSnake(c);
 
 const fields = {
   slug: Slug,
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   description: z.string().max(20_000),
   status: z.enum(COURSE_STATUSES),
   price_amount: Amount,
@@ -72,7 +74,6 @@ const example = {
 
 const get = defineOperation({
   name: 'courses.get',
-  group: 'courses',
   summary: 'Get a course',
   scope: 'courses:read',
   method: 'GET',
@@ -80,7 +81,6 @@ const get = defineOperation({
   input: { params: ById },
   output: CourseSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: { response: example },
   handler: async (ctx, { params }) => present(await getCourse(ctx.db, ctx.schoolId, params.course_id)),
 });
@@ -89,7 +89,6 @@ const get = defineOperation({
 export const courseOperations = [
   defineOperation({
     name: 'courses.list',
-    group: 'courses',
     summary: 'List courses',
     description:
       'Courses oldest first; filter by `status`, `lecturer_id` or a `search` on title, slug and description.',
@@ -105,7 +104,6 @@ export const courseOperations = [
       }),
     },
     output: pageOf(CourseSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     examples: { response: { data: [example], next_cursor: 'Y3JzXzAxamYzazZtMnY4dzl4MHkxejJhM2I0YzVk' } },
     handler: async (ctx, { query }) => {
       const page = await listCourses(
@@ -114,13 +112,12 @@ export const courseOperations = [
         { status: query.status, search: query.search, lecturerId: query.lecturer_id },
         query,
       );
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   get,
   defineOperation({
     name: 'courses.create',
-    group: 'courses',
     summary: 'Create a course',
     description:
       'New courses are drafts unless `status` says otherwise; the currency defaults to the school’s. Slugs are unique per school (409 `slug_taken`).',
@@ -141,7 +138,6 @@ export const courseOperations = [
     output: CourseSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: {
       request: {
         slug: 'intro-to-watercolour',
@@ -151,12 +147,10 @@ export const courseOperations = [
       },
       response: example,
     },
-    handler: async (ctx, { body }) =>
-      present(await createCourse(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createCourse(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'courses.update',
-    group: 'courses',
     summary: 'Update a course',
     description:
       'Send only what changes. Publishing the first time stamps `published_at`. `lecturer_ids` replaces the list.',
@@ -166,15 +160,13 @@ export const courseOperations = [
     input: { params: ById, body: z.strictObject(fields).partial() },
     output: CourseSchema,
     etag: true,
-    current: get.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: get.handler,
     examples: { request: { status: 'published' }, response: example },
     handler: async (ctx, { params, body }) =>
       present(await updateCourse(ctx.db, ctx.schoolId, params.course_id, toCamel(body))),
   }),
   defineOperation({
     name: 'courses.delete',
-    group: 'courses',
     summary: 'Delete a course',
     description:
       'Deletes the course with its curriculum and enrollments. Archive it (`status: archived`) to keep students’ access instead.',
@@ -182,7 +174,6 @@ export const courseOperations = [
     method: 'DELETE',
     path: '/api/v1/courses/{course_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deleteCourse(ctx.db, ctx.schoolId, params.course_id),
   }),
 ];

@@ -15,6 +15,7 @@ import {
   updateLecture,
   updateSection,
 } from '../../domain/curriculum.ts';
+import { Text } from '../../domain/fields.ts';
 import { requireSchoolFile } from '../../domain/storage.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
@@ -58,12 +59,11 @@ const CurriculumSchema = named(
   'A course’s sections and lectures, in order.',
 );
 
-const presentLecture = (l: Lecture) => toSnake(l) as z.output<typeof LectureSchema>;
-const presentSection = (s: Section) =>
-  ({ ...toSnake(s), lectures: s.lectures.map(presentLecture) }) as z.output<typeof SectionSchema>;
+const presentLecture = (l: Lecture) => toSnake(l);
+const presentSection = (s: Section) => ({ ...toSnake(s), lectures: s.lectures.map(presentLecture) });
 
 const lectureFields = {
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   type: z.enum(LECTURE_TYPES),
   duration_seconds: z.number().int().min(0).max(1_000_000),
   is_free_preview: z.boolean(),
@@ -104,8 +104,6 @@ const SECTION_EXAMPLE = {
   created_at: '2026-03-01T09:00:00.000Z',
   updated_at: '2026-03-01T09:00:00.000Z',
 };
-const write = { readOnly: false, destructive: false, idempotent: false } as const;
-const read = { readOnly: true, destructive: false, idempotent: true } as const;
 
 async function checkFile(ctx: OperationContext, fileId: string | null | undefined): Promise<void> {
   if (fileId) await requireSchoolFile(ctx.db, ctx.schoolId, fileId, 'body.file_id');
@@ -113,7 +111,6 @@ async function checkFile(ctx: OperationContext, fileId: string | null | undefine
 
 const getSectionOp = defineOperation({
   name: 'curriculum.get_section',
-  group: 'curriculum',
   summary: 'Get a section with its lectures',
   scope: 'curriculum:read',
   method: 'GET',
@@ -121,14 +118,12 @@ const getSectionOp = defineOperation({
   input: { params: BySection },
   output: SectionSchema,
   etag: true,
-  annotations: read,
   examples: { response: SECTION_EXAMPLE },
   handler: async (ctx, { params }) =>
     presentSection(await getSection(ctx.db, ctx.schoolId, params.section_id)),
 });
 const getLectureOp = defineOperation({
   name: 'curriculum.get_lecture',
-  group: 'curriculum',
   summary: 'Get a lecture',
   scope: 'curriculum:read',
   method: 'GET',
@@ -136,7 +131,6 @@ const getLectureOp = defineOperation({
   input: { params: ByLecture },
   output: LectureSchema,
   etag: true,
-  annotations: read,
   examples: { response: LECTURE_EXAMPLE },
   handler: async (ctx, { params }) =>
     presentLecture(await getLecture(ctx.db, ctx.schoolId, params.lecture_id)),
@@ -146,7 +140,6 @@ const getLectureOp = defineOperation({
 export const curriculumOperations = [
   defineOperation({
     name: 'curriculum.get',
-    group: 'curriculum',
     summary: 'Get a course’s curriculum',
     scope: 'curriculum:read',
     method: 'GET',
@@ -154,7 +147,6 @@ export const curriculumOperations = [
     input: { params: ByCourse },
     output: CurriculumSchema,
     etag: true,
-    annotations: read,
     examples: { response: { course_id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d', sections: [SECTION_EXAMPLE] } },
     handler: async (ctx, { params }) => ({
       course_id: params.course_id,
@@ -163,7 +155,6 @@ export const curriculumOperations = [
   }),
   defineOperation({
     name: 'curriculum.create_section',
-    group: 'curriculum',
     summary: 'Add a section to a course',
     scope: 'curriculum:write',
     method: 'POST',
@@ -175,7 +166,6 @@ export const curriculumOperations = [
     output: SectionSchema,
     status: 201,
     etag: true,
-    annotations: write,
     examples: { request: { title: 'Getting started' } },
     handler: async (ctx, { params, body }) =>
       presentSection(await createSection(ctx.db, ctx.schoolId, params.course_id, body)),
@@ -183,7 +173,6 @@ export const curriculumOperations = [
   getSectionOp,
   defineOperation({
     name: 'curriculum.update_section',
-    group: 'curriculum',
     summary: 'Rename a section',
     scope: 'curriculum:write',
     method: 'PATCH',
@@ -191,25 +180,21 @@ export const curriculumOperations = [
     input: { params: BySection, body: z.strictObject({ title: lectureFields.title }).partial() },
     output: SectionSchema,
     etag: true,
-    current: getSectionOp.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: getSectionOp.handler,
     handler: async (ctx, { params, body }) =>
       presentSection(await updateSection(ctx.db, ctx.schoolId, params.section_id, body)),
   }),
   defineOperation({
     name: 'curriculum.delete_section',
-    group: 'curriculum',
     summary: 'Delete a section and its lectures',
     scope: 'curriculum:write',
     method: 'DELETE',
     path: '/api/v1/sections/{section_id}',
     input: { params: BySection },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deleteSection(ctx.db, ctx.schoolId, params.section_id),
   }),
   defineOperation({
     name: 'curriculum.reorder_sections',
-    group: 'curriculum',
     summary: 'Reorder a course’s sections',
     description: '`section_ids` must list every section of the course exactly once, in the new order.',
     scope: 'curriculum:write',
@@ -217,7 +202,6 @@ export const curriculumOperations = [
     path: '/api/v1/courses/{course_id}/sections/order',
     input: { params: ByCourse, body: z.strictObject({ section_ids: z.array(Id).max(1000) }) },
     output: CurriculumSchema,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
     handler: async (ctx, { params, body }) => ({
       course_id: params.course_id,
       sections: (await reorderSections(ctx.db, ctx.schoolId, params.course_id, body.section_ids)).map(
@@ -227,7 +211,6 @@ export const curriculumOperations = [
   }),
   defineOperation({
     name: 'curriculum.create_lecture',
-    group: 'curriculum',
     summary: 'Add a lecture to a section',
     scope: 'curriculum:write',
     method: 'POST',
@@ -248,7 +231,6 @@ export const curriculumOperations = [
     output: LectureSchema,
     status: 201,
     etag: true,
-    annotations: write,
     examples: {
       request: {
         title: 'Materials',
@@ -260,15 +242,12 @@ export const curriculumOperations = [
     },
     handler: async (ctx, { params, body }) => {
       await checkFile(ctx, body.file_id);
-      return presentLecture(
-        await createLecture(ctx.db, ctx.schoolId, params.section_id, toCamel(body) as never),
-      );
+      return presentLecture(await createLecture(ctx.db, ctx.schoolId, params.section_id, toCamel(body)));
     },
   }),
   getLectureOp,
   defineOperation({
     name: 'curriculum.update_lecture',
-    group: 'curriculum',
     summary: 'Update a lecture',
     scope: 'curriculum:write',
     method: 'PATCH',
@@ -276,8 +255,7 @@ export const curriculumOperations = [
     input: { params: ByLecture, body: z.strictObject(lectureFields).partial() },
     output: LectureSchema,
     etag: true,
-    current: getLectureOp.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: getLectureOp.handler,
     handler: async (ctx, { params, body }) => {
       await checkFile(ctx, body.file_id);
       return presentLecture(await updateLecture(ctx.db, ctx.schoolId, params.lecture_id, toCamel(body)));
@@ -285,18 +263,15 @@ export const curriculumOperations = [
   }),
   defineOperation({
     name: 'curriculum.delete_lecture',
-    group: 'curriculum',
     summary: 'Delete a lecture',
     scope: 'curriculum:write',
     method: 'DELETE',
     path: '/api/v1/lectures/{lecture_id}',
     input: { params: ByLecture },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deleteLecture(ctx.db, ctx.schoolId, params.lecture_id),
   }),
   defineOperation({
     name: 'curriculum.reorder_lectures',
-    group: 'curriculum',
     summary: 'Reorder a section’s lectures',
     description: '`lecture_ids` must list every lecture of the section exactly once, in the new order.',
     scope: 'curriculum:write',
@@ -304,7 +279,6 @@ export const curriculumOperations = [
     path: '/api/v1/sections/{section_id}/lectures/order',
     input: { params: BySection, body: z.strictObject({ lecture_ids: z.array(Id).max(1000) }) },
     output: SectionSchema,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
     handler: async (ctx, { params, body }) =>
       presentSection(await reorderLectures(ctx.db, ctx.schoolId, params.section_id, body.lecture_ids)),
   }),

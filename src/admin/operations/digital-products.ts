@@ -8,6 +8,8 @@ import {
   PRODUCT_STATUSES,
   updateDigitalProduct,
 } from '../../domain/digital-products.ts';
+import { Text } from '../../domain/fields.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,
@@ -37,9 +39,9 @@ const ProductSchema = named(
   }),
   'A downloadable product.',
 );
-const present = (p: DigitalProduct) => toSnake(p) as z.output<typeof ProductSchema>;
+const present = (p: DigitalProduct) => toSnake(p);
 const fields = {
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   description: z.string().max(20_000),
   price_amount: Amount,
   currency: Currency,
@@ -61,7 +63,6 @@ const example = {
 
 const get = defineOperation({
   name: 'digital_products.get',
-  group: 'digital_products',
   summary: 'Get a digital product',
   scope: 'digital_products:read',
   method: 'GET',
@@ -69,7 +70,6 @@ const get = defineOperation({
   input: { params: ById },
   output: ProductSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: { response: example },
   handler: async (ctx, { params }) =>
     present(await getDigitalProduct(ctx.db, ctx.schoolId, params.digital_product_id)),
@@ -79,7 +79,6 @@ const get = defineOperation({
 export const digitalProductOperations = [
   defineOperation({
     name: 'digital_products.list',
-    group: 'digital_products',
     summary: 'List digital products',
     scope: 'digital_products:read',
     method: 'GET',
@@ -92,7 +91,6 @@ export const digitalProductOperations = [
       }),
     },
     output: pageOf(ProductSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const page = await listDigitalProducts(
         ctx.db,
@@ -100,13 +98,12 @@ export const digitalProductOperations = [
         { status: query.status, search: query.search },
         query,
       );
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   get,
   defineOperation({
     name: 'digital_products.create',
-    group: 'digital_products',
     summary: 'Create a digital product',
     description: 'The currency defaults to the school’s. Publishing needs a `file_id`.',
     scope: 'digital_products:write',
@@ -124,17 +121,15 @@ export const digitalProductOperations = [
     output: ProductSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: {
       request: { title: 'Workbook (PDF)', price_amount: 1900, currency: 'EUR' },
       response: example,
     },
     handler: async (ctx, { body }) =>
-      present(await createDigitalProduct(ctx.db, ctx.schoolId, toCamel(body) as never)),
+      present(await createDigitalProduct(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'digital_products.update',
-    group: 'digital_products',
     summary: 'Update a digital product',
     scope: 'digital_products:write',
     method: 'PATCH',
@@ -142,20 +137,17 @@ export const digitalProductOperations = [
     input: { params: ById, body: z.strictObject(fields).partial() },
     output: ProductSchema,
     etag: true,
-    current: get.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: get.handler,
     handler: async (ctx, { params, body }) =>
       present(await updateDigitalProduct(ctx.db, ctx.schoolId, params.digital_product_id, toCamel(body))),
   }),
   defineOperation({
     name: 'digital_products.delete',
-    group: 'digital_products',
     summary: 'Delete a digital product',
     scope: 'digital_products:write',
     method: 'DELETE',
     path: '/api/v1/digital-products/{digital_product_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deleteDigitalProduct(ctx.db, ctx.schoolId, params.digital_product_id),
   }),
 ];

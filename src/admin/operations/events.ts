@@ -15,6 +15,8 @@ import {
   listEvents,
   updateEvent,
 } from '../../domain/events.ts';
+import { Text } from '../../domain/fields.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation } from '../define-operation.ts';
 import { HttpUrl, Id, named, PageQuery, pageOf, QueryBool, Timestamp, toCamel, toSnake } from '../schemas.ts';
@@ -53,12 +55,11 @@ const RegistrationSchema = named(
   }),
   'A person’s seat at an event.',
 );
-const present = (e: Event) => toSnake(e) as z.output<typeof EventSchema>;
-const presentRegistration = (r: EventRegistration) =>
-  ({ ...toSnake(r), event: toSnake(r.event, []) }) as z.output<typeof RegistrationSchema>;
+const present = (e: Event) => toSnake(e);
+const presentRegistration = (r: EventRegistration) => ({ ...toSnake(r), event: toSnake(r.event, []) });
 
 const fields = {
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   description: z.string().max(20_000),
   starts_at: Timestamp,
   ends_at: Timestamp,
@@ -88,7 +89,6 @@ const example = {
 
 const get = defineOperation({
   name: 'events.get',
-  group: 'events',
   summary: 'Get an event',
   scope: 'events:read',
   method: 'GET',
@@ -96,7 +96,6 @@ const get = defineOperation({
   input: { params: ById },
   output: EventSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: { response: example },
   handler: async (ctx, { params }) => present(await getEvent(ctx.db, ctx.schoolId, params.event_id)),
 });
@@ -105,7 +104,6 @@ const get = defineOperation({
 export const eventOperations = [
   defineOperation({
     name: 'events.list',
-    group: 'events',
     summary: 'List events',
     description:
       'Events by start time; `ends_after` (e.g. now, for upcoming) and `starts_before` bound the window.',
@@ -122,7 +120,6 @@ export const eventOperations = [
       }),
     },
     output: pageOf(EventSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const page = await listEvents(
         ctx.db,
@@ -135,13 +132,12 @@ export const eventOperations = [
         },
         query,
       );
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   get,
   defineOperation({
     name: 'events.create',
-    group: 'events',
     summary: 'Create an event',
     description: 'Give an `online_url`, a `location`, or both. `ends_at` must be after `starts_at`.',
     scope: 'events:write',
@@ -161,7 +157,6 @@ export const eventOperations = [
     output: EventSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: {
       request: {
         title: 'Live Q&A',
@@ -172,12 +167,10 @@ export const eventOperations = [
       },
       response: example,
     },
-    handler: async (ctx, { body }) =>
-      present(await createEvent(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createEvent(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'events.update',
-    group: 'events',
     summary: 'Update an event',
     description: 'Capacity cannot drop below the current registrations. Cancel with `status: canceled`.',
     scope: 'events:write',
@@ -186,43 +179,37 @@ export const eventOperations = [
     input: { params: ById, body: z.strictObject(fields).partial() },
     output: EventSchema,
     etag: true,
-    current: get.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: get.handler,
     handler: async (ctx, { params, body }) =>
       present(await updateEvent(ctx.db, ctx.schoolId, params.event_id, toCamel(body))),
   }),
   defineOperation({
     name: 'events.delete',
-    group: 'events',
     summary: 'Delete an event',
     description: 'Deletes the event and its registrations; prefer `status: canceled` to tell registrants.',
     scope: 'events:write',
     method: 'DELETE',
     path: '/api/v1/events/{event_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deleteEvent(ctx.db, ctx.schoolId, params.event_id),
   }),
   defineOperation({
     name: 'events.list_registrations',
-    group: 'events',
     summary: 'List an event’s registrations',
     scope: 'events:read',
     method: 'GET',
     path: '/api/v1/events/{event_id}/registrations',
     input: { params: ById, query: z.strictObject({ ...PageQuery, active_only: QueryBool }) },
     output: pageOf(RegistrationSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { params, query }) => {
       const page = await listEventRegistrations(ctx.db, ctx.schoolId, params.event_id, query, {
         activeOnly: query.active_only,
       });
-      return { data: page.data.map(presentRegistration), next_cursor: page.next_cursor };
+      return mapPage(page, presentRegistration);
     },
   }),
   defineOperation({
     name: 'events.cancel_registration',
-    group: 'events',
     summary: 'Cancel a registration',
     description: 'Frees the seat. Canceling twice returns the canceled registration.',
     scope: 'events:write',
@@ -230,7 +217,7 @@ export const eventOperations = [
     path: '/api/v1/events/{event_id}/registrations/{registration_id}/cancel',
     input: { params: z.strictObject({ event_id: Id, registration_id: Id }) },
     output: RegistrationSchema,
-    annotations: { readOnly: false, destructive: true, idempotent: true },
+    annotations: { destructive: true, idempotent: true },
     examples: {
       response: {
         id: 'reg_01jf3k6m2v8w9x0y1z2a3b4c5d',

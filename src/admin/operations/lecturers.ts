@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
 import {
   createLecturer,
   deleteLecturer,
@@ -7,6 +8,7 @@ import {
   listLecturers,
   updateLecturer,
 } from '../../domain/lecturers.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import { HttpUrl, Id, named, PageQuery, pageOf, Timestamp, toCamel, toSnake } from '../schemas.ts';
 
@@ -25,9 +27,9 @@ const LecturerSchema = named(
   }),
   'A lecturer’s profile and courses.',
 );
-const present = (l: Lecturer) => toSnake(l) as z.output<typeof LecturerSchema>;
+const present = (l: Lecturer) => toSnake(l);
 const fields = {
-  name: z.string().trim().min(1).max(200),
+  name: Text(200),
   user_id: Id.nullable().describe('A member of the school; one profile per member.'),
   headline: z.string().max(200).nullable(),
   bio: z.string().max(20_000).nullable(),
@@ -37,7 +39,6 @@ const ById = z.strictObject({ lecturer_id: Id });
 
 const get = defineOperation({
   name: 'lecturers.get',
-  group: 'lecturers',
   summary: 'Get a lecturer',
   scope: 'lecturers:read',
   method: 'GET',
@@ -45,7 +46,6 @@ const get = defineOperation({
   input: { params: ById },
   output: LecturerSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: {
     response: {
       id: 'lct_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -73,23 +73,20 @@ const get = defineOperation({
 export const lecturerOperations = [
   defineOperation({
     name: 'lecturers.list',
-    group: 'lecturers',
     summary: 'List lecturers',
     scope: 'lecturers:read',
     method: 'GET',
     path: '/api/v1/lecturers',
     input: { query: z.strictObject(PageQuery) },
     output: pageOf(LecturerSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const page = await listLecturers(ctx.db, ctx.schoolId, query);
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   get,
   defineOperation({
     name: 'lecturers.create',
-    group: 'lecturers',
     summary: 'Create a lecturer profile',
     description: 'Linking a member who already has a profile is a 409 `lecturer_exists`.',
     scope: 'lecturers:write',
@@ -107,14 +104,11 @@ export const lecturerOperations = [
     output: LecturerSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: { request: { name: 'Mina Park', headline: 'Painter and teacher' } },
-    handler: async (ctx, { body }) =>
-      present(await createLecturer(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createLecturer(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'lecturers.update',
-    group: 'lecturers',
     summary: 'Update a lecturer profile',
     scope: 'lecturers:write',
     method: 'PATCH',
@@ -122,21 +116,18 @@ export const lecturerOperations = [
     input: { params: ById, body: z.strictObject(fields).partial() },
     output: LecturerSchema,
     etag: true,
-    current: get.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: get.handler,
     handler: async (ctx, { params, body }) =>
       present(await updateLecturer(ctx.db, ctx.schoolId, params.lecturer_id, toCamel(body))),
   }),
   defineOperation({
     name: 'lecturers.delete',
-    group: 'lecturers',
     summary: 'Delete a lecturer profile',
     description: 'Removes them from their courses; the member account stays.',
     scope: 'lecturers:write',
     method: 'DELETE',
     path: '/api/v1/lecturers/{lecturer_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deleteLecturer(ctx.db, ctx.schoolId, params.lecturer_id),
   }),
 ];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
 import {
   changeMemberRoles,
   getMember,
@@ -7,6 +8,7 @@ import {
   type Member,
   removeMember,
 } from '../../domain/members-admin.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { ROLES } from '../../domain/roles.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation, type OperationContext } from '../define-operation.ts';
@@ -27,7 +29,7 @@ const MemberSchema = named(
   }),
   'A person with roles at the school.',
 );
-const present = (m: Member) => toSnake(m) as z.output<typeof MemberSchema>;
+const present = (m: Member) => toSnake(m);
 const Roles = z.array(z.enum(ROLES)).min(1).max(4);
 const ById = z.strictObject({ member_id: Id });
 const example = {
@@ -52,7 +54,6 @@ function requireOwnerFor(ctx: OperationContext, involvesOwner: boolean): void {
 
 const get = defineOperation({
   name: 'members.get',
-  group: 'members',
   summary: 'Get a member',
   scope: 'members:read',
   method: 'GET',
@@ -60,7 +61,6 @@ const get = defineOperation({
   input: { params: ById },
   output: MemberSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: { response: example },
   handler: async (ctx, { params }) => present(await getMember(ctx.db, ctx.schoolId, params.member_id)),
 });
@@ -69,7 +69,6 @@ const get = defineOperation({
 export const memberOperations = [
   defineOperation({
     name: 'members.list',
-    group: 'members',
     summary: 'List members',
     description: 'Memberships oldest first; filter by `role`, `status` or a `search` on email or name.',
     scope: 'members:read',
@@ -84,7 +83,6 @@ export const memberOperations = [
       }),
     },
     output: pageOf(MemberSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const page = await listMembers(
         ctx.db,
@@ -92,13 +90,12 @@ export const memberOperations = [
         { role: query.role, status: query.status, search: query.search },
         query,
       );
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   get,
   defineOperation({
     name: 'members.invite',
-    group: 'members',
     summary: 'Invite a person',
     description:
       'Adds the person with the given roles. An unknown email gets an account without a password (status `invited` until they sign in). Someone already at the school is a 409 `already_member`.',
@@ -108,14 +105,13 @@ export const memberOperations = [
     input: {
       body: z.strictObject({
         email: Email,
-        name: z.string().trim().min(1).max(120).optional(),
+        name: Text(120).optional(),
         roles: Roles,
       }),
     },
     output: MemberSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: { request: { email: 'ada@example.com', name: 'Ada', roles: ['admin'] }, response: example },
     handler: async (ctx, { body }) => {
       requireOwnerFor(ctx, body.roles.includes('owner'));
@@ -131,7 +127,6 @@ export const memberOperations = [
   }),
   defineOperation({
     name: 'members.update',
-    group: 'members',
     summary: 'Change a member’s roles',
     description:
       '`roles` replaces the list. Only owners may grant or change the owner role (403 `owner_required`); taking `owner` from the last active owner is a 409 `last_owner`.',
@@ -141,8 +136,7 @@ export const memberOperations = [
     input: { params: ById, body: z.strictObject({ roles: Roles }) },
     output: MemberSchema,
     etag: true,
-    current: get.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: get.handler,
     examples: { request: { roles: ['admin', 'lecturer'] } },
     handler: async (ctx, { params, body }) => {
       const current = await getMember(ctx.db, ctx.schoolId, params.member_id);
@@ -152,7 +146,6 @@ export const memberOperations = [
   }),
   defineOperation({
     name: 'members.remove',
-    group: 'members',
     summary: 'Remove a member',
     description:
       'Their tokens for this school stop working at once. The last active owner cannot be removed (409 `last_owner`).',
@@ -160,7 +153,6 @@ export const memberOperations = [
     method: 'DELETE',
     path: '/api/v1/members/{member_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => {
       requireOwnerFor(ctx, (await getMember(ctx.db, ctx.schoolId, params.member_id)).roles.includes('owner'));
       await removeMember(ctx.db, ctx.schoolId, params.member_id);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { getOrder, listOrders, ORDER_STATUSES, type Order, PRODUCT_TYPES } from '../../domain/orders.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,
@@ -46,15 +47,12 @@ const OrderSchema = named(
   }),
   'An order (read only). Amounts in minor units of `currency`.',
 );
-const present = (o: Order) =>
-  ({ ...toSnake(o), items: o.items.map((i) => toSnake(i, [])) }) as z.output<typeof OrderSchema>;
-const read = { readOnly: true, destructive: false, idempotent: true } as const;
+const present = (o: Order) => ({ ...toSnake(o), items: o.items.map((i) => toSnake(i, [])) });
 
 /** Read-only order operations. */
 export const orderOperations = [
   defineOperation({
     name: 'orders.list',
-    group: 'orders',
     summary: 'List orders',
     description:
       'Orders oldest first; filter by `status`, buyer (`user_id` or `email`) and creation date range.',
@@ -71,7 +69,6 @@ export const orderOperations = [
       }),
     },
     output: pageOf(OrderSchema),
-    annotations: read,
     handler: async (ctx, { query }) => {
       const userId = await userFilter(ctx, query.user_id, query.email);
       if (userId === null) return { data: [], next_cursor: null };
@@ -81,12 +78,11 @@ export const orderOperations = [
         { status: query.status, userId, createdFrom: query.from, createdTo: query.to },
         query,
       );
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   defineOperation({
     name: 'orders.get',
-    group: 'orders',
     summary: 'Get an order',
     scope: 'orders:read',
     method: 'GET',
@@ -94,7 +90,6 @@ export const orderOperations = [
     input: { params: z.strictObject({ order_id: Id }) },
     output: OrderSchema,
     etag: true,
-    annotations: read,
     examples: {
       response: {
         id: 'ord_01jf3k6m2v8w9x0y1z2a3b4c5d',

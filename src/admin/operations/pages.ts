@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
 import {
   createSitePage,
   deleteSitePage,
@@ -7,6 +8,7 @@ import {
   type SitePage,
   updateSitePage,
 } from '../../domain/pages.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   HttpUrl,
@@ -73,11 +75,11 @@ const PageSchema = named(
   }),
   'A site page.',
 );
-const present = (p: SitePage) => toSnake(p) as z.output<typeof PageSchema>;
+const present = (p: SitePage) => toSnake(p);
 
 const fields = {
   slug: Slug,
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   blocks: z.array(Block).max(200),
   published: z.boolean(),
 };
@@ -97,7 +99,6 @@ const example = {
 
 const get = defineOperation({
   name: 'pages.get',
-  group: 'pages',
   summary: 'Get a page',
   scope: 'pages:read',
   method: 'GET',
@@ -105,7 +106,6 @@ const get = defineOperation({
   input: { params: ById },
   output: PageSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: { response: example },
   handler: async (ctx, { params }) => present(await getSitePage(ctx.db, ctx.schoolId, params.page_id)),
 });
@@ -114,7 +114,6 @@ const get = defineOperation({
 export const pageOperations = [
   defineOperation({
     name: 'pages.list',
-    group: 'pages',
     summary: 'List pages',
     description: 'Pages oldest first; filter by `published` or a `search` on the title.',
     scope: 'pages:read',
@@ -122,7 +121,6 @@ export const pageOperations = [
     path: '/api/v1/pages',
     input: { query: z.strictObject({ ...PageQuery, published: QueryBool, search: SearchQuery }) },
     output: pageOf(PageSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const page = await listSitePages(
         ctx.db,
@@ -130,13 +128,12 @@ export const pageOperations = [
         { published: query.published, search: query.search },
         query,
       );
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   get,
   defineOperation({
     name: 'pages.create',
-    group: 'pages',
     summary: 'Create a page',
     description: 'Slugs are unique per school (409 `slug_taken`).',
     scope: 'pages:write',
@@ -152,17 +149,14 @@ export const pageOperations = [
     output: PageSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: {
       request: { slug: 'about', title: 'About us', blocks: example.blocks, published: true },
       response: example,
     },
-    handler: async (ctx, { body }) =>
-      present(await createSitePage(ctx.db, ctx.schoolId, toCamel(body) as never)),
+    handler: async (ctx, { body }) => present(await createSitePage(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'pages.update',
-    group: 'pages',
     summary: 'Update a page',
     description: '`blocks` replaces the whole list.',
     scope: 'pages:write',
@@ -171,21 +165,18 @@ export const pageOperations = [
     input: { params: ById, body: z.strictObject(fields).partial() },
     output: PageSchema,
     etag: true,
-    current: get.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: get.handler,
     examples: { request: { published: false } },
     handler: async (ctx, { params, body }) =>
       present(await updateSitePage(ctx.db, ctx.schoolId, params.page_id, toCamel(body))),
   }),
   defineOperation({
     name: 'pages.delete',
-    group: 'pages',
     summary: 'Delete a page',
     scope: 'pages:write',
     method: 'DELETE',
     path: '/api/v1/pages/{page_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deleteSitePage(ctx.db, ctx.schoolId, params.page_id),
   }),
 ];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
 import {
   createMembershipPlan,
   deleteMembershipPlan,
@@ -9,6 +10,7 @@ import {
   PLAN_STATUSES,
   updateMembershipPlan,
 } from '../../domain/membership-plans.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import {
   cancelSubscription,
   getSubscription,
@@ -59,12 +61,11 @@ const SubscriptionSchema = named(
   }),
   'A member’s subscription to a plan.',
 );
-const presentPlan = (p: MembershipPlan) => toSnake(p) as z.output<typeof PlanSchema>;
-const presentSubscription = (s: Subscription) =>
-  ({ ...toSnake(s), plan: toSnake(s.plan, []) }) as z.output<typeof SubscriptionSchema>;
+const presentPlan = (p: MembershipPlan) => toSnake(p);
+const presentSubscription = (s: Subscription) => ({ ...toSnake(s), plan: toSnake(s.plan, []) });
 
 const fields = {
-  name: z.string().trim().min(1).max(200),
+  name: Text(200),
   description: z.string().max(20_000),
   interval: z.enum(PLAN_INTERVALS),
   price_amount: Amount,
@@ -77,7 +78,6 @@ const BySubscription = z.strictObject({ subscription_id: Id });
 
 const getPlan = defineOperation({
   name: 'membership_plans.get',
-  group: 'membership_plans',
   summary: 'Get a membership plan',
   scope: 'membership_plans:read',
   method: 'GET',
@@ -85,7 +85,6 @@ const getPlan = defineOperation({
   input: { params: ByPlan },
   output: PlanSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: {
     response: {
       id: 'pln_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -110,23 +109,20 @@ const getPlan = defineOperation({
 export const planSubscriptionOperations = [
   defineOperation({
     name: 'membership_plans.list',
-    group: 'membership_plans',
     summary: 'List membership plans',
     scope: 'membership_plans:read',
     method: 'GET',
     path: '/api/v1/membership-plans',
     input: { query: z.strictObject({ ...PageQuery, status: z.enum(PLAN_STATUSES).optional() }) },
     output: pageOf(PlanSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const page = await listMembershipPlans(ctx.db, ctx.schoolId, { status: query.status }, query);
-      return { data: page.data.map(presentPlan), next_cursor: page.next_cursor };
+      return mapPage(page, presentPlan);
     },
   }),
   getPlan,
   defineOperation({
     name: 'membership_plans.create',
-    group: 'membership_plans',
     summary: 'Create a membership plan',
     description: 'The currency defaults to the school’s.',
     scope: 'membership_plans:write',
@@ -144,7 +140,6 @@ export const planSubscriptionOperations = [
     output: PlanSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: {
       request: {
         name: 'All access',
@@ -155,11 +150,10 @@ export const planSubscriptionOperations = [
       },
     },
     handler: async (ctx, { body }) =>
-      presentPlan(await createMembershipPlan(ctx.db, ctx.schoolId, toCamel(body) as never)),
+      presentPlan(await createMembershipPlan(ctx.db, ctx.schoolId, toCamel(body))),
   }),
   defineOperation({
     name: 'membership_plans.update',
-    group: 'membership_plans',
     summary: 'Update a membership plan',
     description: '`course_ids` replaces the included courses.',
     scope: 'membership_plans:write',
@@ -168,26 +162,22 @@ export const planSubscriptionOperations = [
     input: { params: ByPlan, body: z.strictObject(fields).partial() },
     output: PlanSchema,
     etag: true,
-    current: getPlan.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: getPlan.handler,
     handler: async (ctx, { params, body }) =>
       presentPlan(await updateMembershipPlan(ctx.db, ctx.schoolId, params.membership_plan_id, toCamel(body))),
   }),
   defineOperation({
     name: 'membership_plans.delete',
-    group: 'membership_plans',
     summary: 'Delete a membership plan',
     description: 'Archive it (`status: archived`) instead to keep existing subscriptions.',
     scope: 'membership_plans:write',
     method: 'DELETE',
     path: '/api/v1/membership-plans/{membership_plan_id}',
     input: { params: ByPlan },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deleteMembershipPlan(ctx.db, ctx.schoolId, params.membership_plan_id),
   }),
   defineOperation({
     name: 'subscriptions.list',
-    group: 'subscriptions',
     summary: 'List subscriptions',
     description: 'Oldest first; filter by `status`, `user_id` or `membership_plan_id`.',
     scope: 'subscriptions:read',
@@ -202,7 +192,6 @@ export const planSubscriptionOperations = [
       }),
     },
     output: pageOf(SubscriptionSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const page = await listSubscriptions(
         ctx.db,
@@ -210,12 +199,11 @@ export const planSubscriptionOperations = [
         { status: query.status, userId: query.user_id, planId: query.membership_plan_id },
         query,
       );
-      return { data: page.data.map(presentSubscription), next_cursor: page.next_cursor };
+      return mapPage(page, presentSubscription);
     },
   }),
   defineOperation({
     name: 'subscriptions.get',
-    group: 'subscriptions',
     summary: 'Get a subscription',
     scope: 'subscriptions:read',
     method: 'GET',
@@ -223,7 +211,6 @@ export const planSubscriptionOperations = [
     input: { params: BySubscription },
     output: SubscriptionSchema,
     etag: true,
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     examples: {
       response: {
         id: 'sub_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -251,7 +238,6 @@ export const planSubscriptionOperations = [
   }),
   defineOperation({
     name: 'subscriptions.cancel',
-    group: 'subscriptions',
     summary: 'Cancel a subscription',
     description:
       '`at_period_end: true` lets it run until `current_period_end` without renewing; otherwise it ends now. Already canceled: 409 `already_canceled`; no future period end: 409 `no_period_end`.',
@@ -260,7 +246,7 @@ export const planSubscriptionOperations = [
     path: '/api/v1/subscriptions/{subscription_id}/cancel',
     input: { params: BySubscription, body: z.strictObject({ at_period_end: z.boolean().default(false) }) },
     output: SubscriptionSchema,
-    annotations: { readOnly: false, destructive: true, idempotent: false },
+    annotations: { destructive: true },
     examples: { request: { at_period_end: true } },
     handler: async (ctx, { params, body }) =>
       presentSubscription(

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { Text } from '../../domain/fields.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import {
   createPost,
   deletePost,
@@ -6,7 +8,6 @@ import {
   listPosts,
   POST_STATUSES,
   type Post,
-  type PostInput,
   updatePost,
 } from '../../domain/posts.ts';
 import { defineOperation } from '../define-operation.ts';
@@ -27,10 +28,10 @@ const PostSchema = named(
   }),
   'A community or blog post.',
 );
-const present = (p: Post) => toSnake(p) as z.output<typeof PostSchema>;
+const present = (p: Post) => toSnake(p);
 
 const fields = {
-  title: z.string().trim().min(1).max(200),
+  title: Text(200),
   slug: Slug,
   body: z.string().max(200_000),
   status: z.enum(POST_STATUSES),
@@ -51,7 +52,6 @@ const example = {
 
 const get = defineOperation({
   name: 'posts.get',
-  group: 'posts',
   summary: 'Get a post',
   scope: 'posts:read',
   method: 'GET',
@@ -59,7 +59,6 @@ const get = defineOperation({
   input: { params: ById },
   output: PostSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: { response: example },
   handler: async (ctx, { params }) => present(await getPost(ctx.db, ctx.schoolId, params.post_id)),
 });
@@ -68,7 +67,6 @@ const get = defineOperation({
 export const postOperations = [
   defineOperation({
     name: 'posts.list',
-    group: 'posts',
     summary: 'List posts',
     description: 'Posts oldest first; filter by `status`, `author_user_id` or a `search` on the title.',
     scope: 'posts:read',
@@ -83,7 +81,6 @@ export const postOperations = [
       }),
     },
     output: pageOf(PostSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const page = await listPosts(
         ctx.db,
@@ -91,13 +88,12 @@ export const postOperations = [
         { status: query.status, authorUserId: query.author_user_id, search: query.search },
         query,
       );
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   get,
   defineOperation({
     name: 'posts.create',
-    group: 'posts',
     summary: 'Create a post',
     description: 'Slugs are unique per school (409 `slug_taken`). Publishing stamps `published_at`.',
     scope: 'posts:write',
@@ -114,7 +110,6 @@ export const postOperations = [
     output: PostSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: {
       request: {
         title: 'Welcome to the spring cohort',
@@ -127,14 +122,13 @@ export const postOperations = [
     handler: async (ctx, { body }) =>
       present(
         await createPost(ctx.db, ctx.schoolId, {
-          ...(toCamel(body) as unknown as PostInput),
+          ...toCamel(body),
           authorUserId: body.author_user_id === undefined ? ctx.principal.userId : body.author_user_id,
         }),
       ),
   }),
   defineOperation({
     name: 'posts.update',
-    group: 'posts',
     summary: 'Update a post',
     scope: 'posts:write',
     method: 'PATCH',
@@ -142,22 +136,19 @@ export const postOperations = [
     input: { params: ById, body: z.strictObject(fields).partial() },
     output: PostSchema,
     etag: true,
-    current: get.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: get.handler,
     examples: { request: { status: 'draft' } },
     handler: async (ctx, { params, body }) =>
       present(await updatePost(ctx.db, ctx.schoolId, params.post_id, toCamel(body))),
   }),
   defineOperation({
     name: 'posts.delete',
-    group: 'posts',
     summary: 'Delete a post',
     description: 'Its comments go with it.',
     scope: 'posts:write',
     method: 'DELETE',
     path: '/api/v1/posts/{post_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => deletePost(ctx.db, ctx.schoolId, params.post_id),
   }),
 ];

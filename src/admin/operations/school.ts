@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Appearance, FONTS, getAppearance, updateAppearance } from '../../domain/appearance.ts';
+import { Text } from '../../domain/fields.ts';
 import {
   canonicalLocale,
   getSchoolSettings,
@@ -42,18 +43,16 @@ const AppearanceSchema = named(
   'The school’s theme.',
 );
 
-const presentSchool = (s: SchoolSettings) => toSnake(s, []) as z.output<typeof SchoolSchema>;
-const presentAppearance = (ctx: OperationContext, a: Appearance) =>
-  ({
-    ...toSnake(a, []),
-    logo_url: a.logoFileId ? `${ctx.app.config.baseUrl}/api/v1/storage/files/${a.logoFileId}/content` : null,
-  }) as z.output<typeof AppearanceSchema>;
+const presentSchool = (s: SchoolSettings) => toSnake(s, []);
+const presentAppearance = (ctx: OperationContext, a: Appearance) => ({
+  ...toSnake(a, []),
+  logo_url: a.logoFileId ? `${ctx.app.config.baseUrl}/api/v1/storage/files/${a.logoFileId}/content` : null,
+});
 
 const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1f4b99');
 
 const getSchool = defineOperation({
   name: 'school.get',
-  group: 'school',
   summary: 'Get the school’s settings',
   scope: 'school:read',
   method: 'GET',
@@ -61,7 +60,6 @@ const getSchool = defineOperation({
   input: {},
   output: SchoolSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: {
     response: {
       id: 'sch_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -81,7 +79,6 @@ const getSchool = defineOperation({
 
 const getTheme = defineOperation({
   name: 'appearance.get',
-  group: 'appearance',
   summary: 'Get the theme',
   scope: 'appearance:read',
   method: 'GET',
@@ -89,7 +86,6 @@ const getTheme = defineOperation({
   input: {},
   output: AppearanceSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: {
     response: {
       primary_color: '#1f4b99',
@@ -108,7 +104,6 @@ export const schoolOperations = [
   getSchool,
   defineOperation({
     name: 'school.update',
-    group: 'school',
     summary: 'Update the school’s settings',
     description:
       'A subdomain in use by another school is a 409 `subdomain_taken`. `beta_features` replaces the whole list.',
@@ -118,7 +113,7 @@ export const schoolOperations = [
     input: {
       body: z
         .strictObject({
-          name: z.string().trim().min(1).max(120),
+          name: Text(120),
           subdomain: z
             .string()
             .regex(
@@ -141,8 +136,7 @@ export const schoolOperations = [
     },
     output: SchoolSchema,
     etag: true,
-    current: getSchool.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: getSchool.handler,
     examples: { request: { timezone: 'Europe/Berlin', beta_features: ['mcp_connections'] } },
     handler: async (ctx, { body }) =>
       presentSchool(await updateSchoolSettings(ctx.db, ctx.schoolId, toCamel(body))),
@@ -150,7 +144,6 @@ export const schoolOperations = [
   getTheme,
   defineOperation({
     name: 'appearance.update',
-    group: 'appearance',
     summary: 'Update the theme',
     description: 'Upload the logo first (`storage.upload`), then set its id as `logo_file_id`.',
     scope: 'appearance:write',
@@ -168,8 +161,7 @@ export const schoolOperations = [
     },
     output: AppearanceSchema,
     etag: true,
-    current: getTheme.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: getTheme.handler,
     examples: { request: { primary_color: '#0b5fff', font: 'Inter' } },
     handler: async (ctx, { body }) =>
       presentAppearance(ctx, await updateAppearance(ctx.db, ctx.schoolId, toCamel(body))),

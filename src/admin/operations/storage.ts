@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mapPage } from '../../domain/pagination.ts';
 import {
   deleteStoredFile,
   getStoredFile,
@@ -41,7 +42,6 @@ const ById = z.strictObject({ file_id: Id });
 export const storageOperations = [
   defineOperation({
     name: 'storage.upload',
-    group: 'storage',
     summary: 'Upload a file',
     description:
       'Send the bytes as the body with their own Content-Type (and `?filename=`), or as multipart/form-data with a `file` part. Accepted: PNG, JPEG, GIF, WebP, PDF, ZIP, EPUB, MP4, WebM, MP3, plain text, CSV, Markdown; the content must match the declared type (415 otherwise). Size limit: the deployment’s upload limit (413 above it).',
@@ -52,7 +52,6 @@ export const storageOperations = [
     binary: 'upload',
     output: FileSchema,
     status: 201,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: {
       response: {
         id: 'fil_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -71,7 +70,6 @@ export const storageOperations = [
   }),
   defineOperation({
     name: 'storage.list',
-    group: 'storage',
     summary: 'List files',
     description:
       'Files oldest first; `content_type` is exact (`image/png`) or a prefix ending in `/` (`image/`); `search` matches the filename.',
@@ -86,7 +84,6 @@ export const storageOperations = [
       }),
     },
     output: pageOf(FileSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const page = await listStoredFiles(
         ctx.db,
@@ -94,12 +91,11 @@ export const storageOperations = [
         { contentType: query.content_type, search: query.search },
         query,
       );
-      return { data: page.data.map((f) => present(ctx, f)), next_cursor: page.next_cursor };
+      return mapPage(page, (f) => present(ctx, f));
     },
   }),
   defineOperation({
     name: 'storage.get',
-    group: 'storage',
     summary: 'Get a file’s metadata',
     scope: 'storage:write',
     method: 'GET',
@@ -107,13 +103,11 @@ export const storageOperations = [
     input: { params: ById },
     output: FileSchema,
     etag: true,
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { params }) =>
       present(ctx, await getStoredFile(ctx.db, ctx.schoolId, params.file_id)),
   }),
   defineOperation({
     name: 'storage.download',
-    group: 'storage',
     summary: 'Download a file',
     description:
       'The bytes with their stored type, as an attachment, sandboxed by CSP. Reading back uses the storage scope because the group has no read scope; public pages serve published files on their own routes.',
@@ -123,7 +117,6 @@ export const storageOperations = [
     input: { params: ById },
     output: z.any(),
     binary: 'download',
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { params }) => {
       const { file, bytes } = await readStoredFile(
         ctx.db,
@@ -146,14 +139,12 @@ export const storageOperations = [
   }),
   defineOperation({
     name: 'storage.delete',
-    group: 'storage',
     summary: 'Delete a file',
     description: 'Whatever used it (logo, lecture, product) loses the reference.',
     scope: 'storage:write',
     method: 'DELETE',
     path: '/api/v1/storage/files/{file_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) =>
       deleteStoredFile(ctx.db, ctx.app.config.filesDir, ctx.schoolId, params.file_id),
   }),

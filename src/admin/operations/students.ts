@@ -10,7 +10,9 @@ import {
   setEnrollmentExpiry,
   unenroll,
 } from '../../domain/enrollments.ts';
+import { Text } from '../../domain/fields.ts';
 import { findMembership } from '../../domain/memberships.ts';
+import { mapPage } from '../../domain/pagination.ts';
 import { findOrCreateUser, findUserByEmail } from '../../domain/users.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation, type OperationContext } from '../define-operation.ts';
@@ -55,7 +57,7 @@ const ProgressSchema = named(
   }),
   'An enrollment with per-lecture progress in curriculum order.',
 );
-const present = (e: Enrollment) => toSnake(e) as z.output<typeof EnrollmentSchema>;
+const present = (e: Enrollment) => toSnake(e);
 const ById = z.strictObject({ enrollment_id: Id });
 const example = {
   id: 'enr_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -119,7 +121,6 @@ export async function userFilter(
 
 const get = defineOperation({
   name: 'students.get_enrollment',
-  group: 'students',
   summary: 'Get an enrollment',
   scope: 'students:read',
   method: 'GET',
@@ -127,7 +128,6 @@ const get = defineOperation({
   input: { params: ById },
   output: EnrollmentSchema,
   etag: true,
-  annotations: { readOnly: true, destructive: false, idempotent: true },
   examples: { response: example },
   handler: async (ctx, { params }) =>
     present(await getEnrollment(ctx.db, ctx.schoolId, params.enrollment_id)),
@@ -137,7 +137,6 @@ const get = defineOperation({
 export const studentOperations = [
   defineOperation({
     name: 'students.list_enrollments',
-    group: 'students',
     summary: 'List enrollments',
     description:
       'Enrollments oldest first; filter by `course_id`, `user_id` or `email`, and `state` (`active`/`expired` by expiry, `completed`/`in_progress`/`not_started` by progress).',
@@ -154,7 +153,6 @@ export const studentOperations = [
       }),
     },
     output: pageOf(EnrollmentSchema),
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     handler: async (ctx, { query }) => {
       const userId = await userFilter(ctx, query.user_id, query.email);
       if (userId === null) return { data: [], next_cursor: null };
@@ -164,13 +162,12 @@ export const studentOperations = [
         { courseId: query.course_id, userId, state: query.state },
         query,
       );
-      return { data: page.data.map(present), next_cursor: page.next_cursor };
+      return mapPage(page, present);
     },
   }),
   get,
   defineOperation({
     name: 'students.enroll',
-    group: 'students',
     summary: 'Enroll a student in a course',
     description:
       'Give `user_id` (a member of the school) or `email` (found or invited as a student). `expires_at` null or omitted is lifetime access. Enrolling twice is a 409 `already_enrolled`.',
@@ -183,7 +180,7 @@ export const studentOperations = [
           course_id: Id,
           user_id: Id.optional(),
           email: Email.optional(),
-          name: z.string().trim().min(1).max(120).optional().describe('For a new person invited by email.'),
+          name: Text(120).optional().describe('For a new person invited by email.'),
           expires_at: Timestamp.nullable().optional(),
         })
         .refine((b) => (b.user_id === undefined) !== (b.email === undefined), {
@@ -194,7 +191,6 @@ export const studentOperations = [
     output: EnrollmentSchema,
     status: 201,
     etag: true,
-    annotations: { readOnly: false, destructive: false, idempotent: false },
     examples: {
       request: { course_id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d', email: 'sam@example.com', expires_at: null },
       response: example,
@@ -213,7 +209,6 @@ export const studentOperations = [
   }),
   defineOperation({
     name: 'students.update_enrollment',
-    group: 'students',
     summary: 'Set an enrollment’s expiry',
     description: '`expires_at` a date ends access then; null gives lifetime access.',
     scope: 'students:write',
@@ -222,34 +217,29 @@ export const studentOperations = [
     input: { params: ById, body: z.strictObject({ expires_at: Timestamp.nullable() }) },
     output: EnrollmentSchema,
     etag: true,
-    current: get.handler as never,
-    annotations: { readOnly: false, destructive: false, idempotent: true },
+    current: get.handler,
     examples: { request: { expires_at: '2027-01-01T00:00:00Z' } },
     handler: async (ctx, { params, body }) =>
       present(await setEnrollmentExpiry(ctx.db, ctx.schoolId, params.enrollment_id, body.expires_at)),
   }),
   defineOperation({
     name: 'students.unenroll',
-    group: 'students',
     summary: 'Unenroll a student',
     description: 'Removes access and the progress of this enrollment.',
     scope: 'students:write',
     method: 'DELETE',
     path: '/api/v1/enrollments/{enrollment_id}',
     input: { params: ById },
-    annotations: { readOnly: false, destructive: true, idempotent: true },
     handler: async (ctx, { params }) => unenroll(ctx.db, ctx.schoolId, params.enrollment_id),
   }),
   defineOperation({
     name: 'students.get_progress',
-    group: 'students',
     summary: 'Get a student’s progress in a course',
     scope: 'students:read',
     method: 'GET',
     path: '/api/v1/enrollments/{enrollment_id}/progress',
     input: { params: ById },
     output: ProgressSchema,
-    annotations: { readOnly: true, destructive: false, idempotent: true },
     examples: {
       response: {
         enrollment: example,
@@ -269,9 +259,7 @@ export const studentOperations = [
         getEnrollment(ctx.db, ctx.schoolId, params.enrollment_id),
         listLectureProgress(ctx.db, ctx.schoolId, params.enrollment_id),
       ]);
-      return { enrollment: present(enrollment), lectures: lectures.map((l) => toSnake(l, [])) } as z.output<
-        typeof ProgressSchema
-      >;
+      return { enrollment: present(enrollment), lectures: lectures.map((l) => toSnake(l, [])) };
     },
   }),
 ];
