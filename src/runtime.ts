@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { createLogger } from './http/logger.ts';
 import { createMetrics } from './http/metrics.ts';
-import { createThrottle } from './oauth/throttle.ts';
+import { createThrottle } from './http/throttle.ts';
 import { type Db, migrateToLatest, openDatabase } from './store/database.ts';
 import { openRedis } from './store/redis.ts';
 

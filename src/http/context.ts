@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { Throttle } from '../oauth/throttle.ts';
 import type { Db } from '../store/database.ts';
 import type { RedisLink } from '../store/redis.ts';
 import type { Metrics } from './metrics.ts';
+import type { Throttle } from './throttle.ts';
 
 /** What every feature sub-app is built from: passed in, never imported as a global. */
 export interface AppContext {
