@@ -4,8 +4,8 @@ import { newId } from '../src/crypto/ids.ts';
 import { randomToken, sha256 } from '../src/crypto/tokens.ts';
 import { DEMO_MEMBER_APP_ID } from '../src/domain/demo-seed.ts';
 import { isoIn, isoNow } from '../src/store/time.ts';
+import type { Scenario } from './measure.ts';
 import { measure } from './measure.ts';
-import type { Scenario } from './scenarios.ts';
 import { startLectern } from './servers.ts';
 
 /** Spec §2.5's query, exactly, with first: 10. */

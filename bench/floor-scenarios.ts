@@ -1,7 +1,7 @@
 import { QUERY } from './account-scenarios.ts';
 import { toolsCall } from './mcp-scenarios.ts';
+import type { Scenario } from './measure.ts';
 import { measure } from './measure.ts';
-import type { Scenario } from './scenarios.ts';
 import { startFloor } from './servers.ts';
 
 /**

@@ -6,8 +6,8 @@ import { findSchoolBySubdomain } from '../src/domain/schools.ts';
 import { findUserByEmail } from '../src/domain/users.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { isoIn, isoNow } from '../src/store/time.ts';
+import type { Scenario } from './measure.ts';
 import { measure } from './measure.ts';
-import type { Scenario } from './scenarios.ts';
 import { startLectern } from './servers.ts';
 
 /**

@@ -8,6 +8,15 @@ export interface Figures {
   readonly errors: number;
 }
 
+/** One load scenario (the scenario files and the list in scenarios.ts share it): its goal is a fraction of the baseline's req/s. */
+export interface Scenario {
+  readonly name: string;
+  readonly goal?: number;
+  /** When set, `goal` is a share of that scenario's req/s instead of the baseline's. */
+  readonly goalRelativeTo?: string;
+  run(): Promise<{ figures: Figures; note?: string }>;
+}
+
 export const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 

@@ -8,8 +8,8 @@ import { findSchoolBySubdomain } from '../src/domain/schools.ts';
 import { findUserByEmail } from '../src/domain/users.ts';
 import { type Db, inTransaction, openDatabase } from '../src/store/database.ts';
 import { isoIn, isoNow } from '../src/store/time.ts';
+import type { Scenario } from './measure.ts';
 import { DURATION_SECONDS, measure } from './measure.ts';
-import type { Scenario } from './scenarios.ts';
 import { type BenchServer, startLectern } from './servers.ts';
 
 const SCOPES = 'openid profile email account:read';

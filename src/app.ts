@@ -12,6 +12,7 @@ import { metricsMiddleware } from './http/metrics.ts';
 import { createMcpApp } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
 import { createOAuthMetadataApp } from './oauth/metadata-app.ts';
+import { authorizePages } from './web/consent.ts';
 import { createPagesApp } from './web/pages.ts';
 
 const UPLOAD_PREFIXES = ['/api/v1/storage'];
@@ -28,7 +29,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAccountApp(ctx));
   app.route('/', createMcpApp(ctx));
   app.route('/', createAdminApp(ctx));
-  app.route('/', createOAuthFlowApp(ctx));
+  app.route('/', createOAuthFlowApp(ctx, authorizePages));
   app.route('/', createOAuthMetadataApp(ctx));
   app.route('/', createPagesApp(ctx));
 

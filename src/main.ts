@@ -13,7 +13,6 @@ import { ROLES, type Role } from './domain/roles.ts';
 import { findSchoolBySubdomain } from './domain/schools.ts';
 import { createUser } from './domain/users.ts';
 import { purgeExpired } from './oauth/housekeeping.ts';
-import { ensureVendorClients } from './oauth/vendors.ts';
 import { listen, openRuntime } from './runtime.ts';
 import { inTransaction } from './store/database.ts';
 
@@ -53,7 +52,6 @@ async function serveCommand(config: Config): Promise<void> {
     }
   }
   const app = createApp(runtime);
-  await ensureVendorClients(runtime);
   const server = await listen(app, config.host, config.port);
   runtime.logger.info(
     { url: server.url, baseUrl: config.baseUrl, db: config.database.engine },
@@ -108,7 +106,7 @@ async function usersCreate(config: Config, argv: string[]): Promise<void> {
   const password = await readStdin();
   if (password.length < 8)
     throw new UsageError('the password (standard input) must be at least 8 characters');
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, { syncClients: false });
   try {
     const user = await inTransaction(runtime.db, async (tx) => {
       const created = await createUser(tx, {
@@ -140,13 +138,13 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   if (command === 'serve') return serveCommand(config);
   if (command === 'migrate') {
-    const runtime = await openRuntime(config, { processMetrics: false });
+    const runtime = await openRuntime(config, { processMetrics: false, syncClients: false });
     await runtime.close();
     console.log('migrations applied');
     return;
   }
   if (command === 'seed') {
-    const runtime = await openRuntime(config, { processMetrics: false });
+    const runtime = await openRuntime(config, { processMetrics: false, syncClients: false });
     try {
       const result = await seedDemoData(runtime.db);
       console.log(result.created ? 'demo data created' : 'demo data already present');
@@ -157,7 +155,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'users' && sub === 'create') return usersCreate(config, rest);
   if (command === 'keys' && sub === 'rotate') {
-    const runtime = await openRuntime(config, { processMetrics: false });
+    const runtime = await openRuntime(config, { processMetrics: false, syncClients: false });
     try {
       console.log((await rotateSigningKey(runtime)).kid);
     } finally {

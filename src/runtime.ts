@@ -3,10 +3,15 @@ import type { Hono } from 'hono';
 import type pino from 'pino';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { createSigningKeys } from './crypto/signing-keys.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { createLogger } from './http/logger.ts';
 import { createMetrics } from './http/metrics.ts';
-import { createThrottle } from './oauth/throttle.ts';
+import { createThrottle } from './http/throttle.ts';
+import { createCimdFetcher } from './oauth/cimd.ts';
+import type { CimdFetchOptions } from './oauth/cimd-fetch.ts';
+import { ensureVendorClients } from './oauth/vendors.ts';
+import { createBearerVerifier } from './resource/verifier.ts';
 import { type Db, migrateToLatest, openDatabase } from './store/database.ts';
 import { openRedis } from './store/redis.ts';
 
@@ -15,7 +20,11 @@ export interface Runtime extends AppContext {
   close(): Promise<void>;
 }
 
-/** Opens the database, migrates it and builds the shared context. */
+/**
+ * Opens the database, migrates it and builds the shared context with its services, each once.
+ * Unless `syncClients` is false (commands that serve nothing), the vendor and console clients are
+ * written now, at start-up, so that looking a client up never writes.
+ */
 export async function openRuntime(
   config: Config,
   options: {
@@ -23,6 +32,9 @@ export async function openRuntime(
     logger?: Logger;
     logDestination?: pino.DestinationStream;
     processMetrics?: boolean;
+    /** How metadata documents are fetched (tests: their CA, resolver and loopback address). */
+    cimdFetch?: CimdFetchOptions;
+    syncClients?: boolean;
   } = {},
 ): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel, options.logDestination);
@@ -44,12 +56,15 @@ export async function openRuntime(
     // Outages are logged once by the link; a single failed call is only worth a debug line.
     onError: (err) => logger.debug({ err }, 'throttle call to Redis failed; attempt let through'),
   });
-  return {
+  const runtime: Runtime = {
     config,
     db,
     logger,
     metrics,
     throttle,
+    verifier: createBearerVerifier({ db, config }),
+    signingKeys: createSigningKeys({ db, secret: config.secret }),
+    cimd: createCimdFetcher({ db, config, logger }, options.cimdFetch),
     redis,
     close: async () => {
       await throttle.close();
@@ -57,6 +72,15 @@ export async function openRuntime(
       await db.destroy();
     },
   };
+  if (options.syncClients ?? true) {
+    try {
+      await ensureVendorClients(runtime);
+    } catch (err) {
+      await runtime.close();
+      throw err;
+    }
+  }
+  return runtime;
 }
 
 /** A listening HTTP server and its graceful stop. */

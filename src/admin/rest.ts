@@ -3,7 +3,7 @@ import { cors } from 'hono/cors';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
-import { bearerVerifier, challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
+import { challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
 import { adminOperations } from './catalogue.ts';
 import type { AdminOperation, RawUpload } from './define-operation.ts';
@@ -27,7 +27,7 @@ export function honoPath(path: string): string {
 }
 
 async function authenticate(ctx: AppContext, c: Context): Promise<Principal> {
-  const result = await bearerVerifier(ctx).verify(c.req.header('authorization'));
+  const result = await ctx.verifier.verify(c.req.header('authorization'));
   if (result.ok) return result.principal;
   const refusal = tokenRefusal(ctx.config.baseUrl, result, MCP_CHALLENGE_SCOPES);
   throw new ProblemError(401, 'invalid_token', 'Unauthorized', {

@@ -4,8 +4,8 @@
  * seen by the others within ACTIVE_TTL_MS.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import type { AppContext } from '../http/context.ts';
 import type { SigningKeysTable } from '../oauth/tables.ts';
+import type { Db } from '../store/database.ts';
 import { isoIn, isoNow } from '../store/time.ts';
 import { open, seal } from './secret-box.ts';
 
@@ -29,35 +29,39 @@ export const ACTIVE_TTL_MS = 30_000;
  */
 export const RETIRED_KEY_GRACE_SECONDS = ID_TOKEN_LIFETIME_SECONDS + ACTIVE_TTL_MS / 1000 + 300;
 
-interface KeyCache {
+/**
+ * The signing keys of one database, with this instance's cache of them: built once by the runtime
+ * and carried on the app context (`ctx.signingKeys`), so a second runtime (another instance) has
+ * its own cached view.
+ */
+export interface SigningKeys {
+  readonly db: Db;
+  readonly secret: Uint8Array;
+  /** The active key as last read, and when; re-read after ACTIVE_TTL_MS. */
   active?: { key: SigningKey; readAt: number };
-  imported: Map<string, Promise<SigningKey>>;
+  /** Imported private keys by kid (importing is the slow part). */
+  readonly imported: Map<string, Promise<SigningKey>>;
 }
 
-// Keyed by the database handle: one cache per database, so test apps never share keys.
-const caches = new WeakMap<object, KeyCache>();
-
-function cacheOf(ctx: AppContext): KeyCache {
-  let cache = caches.get(ctx.db);
-  if (!cache) {
-    cache = { imported: new Map() };
-    caches.set(ctx.db, cache);
-  }
-  return cache;
+/** The signing-key service of one database and deployment secret. */
+export function createSigningKeys(deps: { readonly db: Db; readonly secret: Uint8Array }): SigningKeys {
+  return { db: deps.db, secret: deps.secret, imported: new Map() };
 }
+
+/** What the key functions need: the app context, or anything else carrying the service. */
+type WithKeys = { readonly signingKeys: SigningKeys };
 
 function publicJwkOf(jwk: JWK, kid: string): JWK {
   const { kty, crv, x, y } = jwk;
   return { kty, crv, x, y, kid, use: 'sig', alg: 'ES256' };
 }
 
-async function importRow(ctx: AppContext, row: SigningKeysTable): Promise<SigningKey> {
-  const cache = cacheOf(ctx);
+async function importRow(cache: SigningKeys, row: SigningKeysTable): Promise<SigningKey> {
   let pending = cache.imported.get(row.kid);
   if (!pending) {
     pending = (async () => {
       // The kid is the associated data: a sealed key cannot be moved to another row.
-      const privateJwk = JSON.parse(open(ctx.config.secret, row.private_jwk_encrypted, row.kid)) as JWK;
+      const privateJwk = JSON.parse(open(cache.secret, row.private_jwk_encrypted, row.kid)) as JWK;
       const privateKey = (await importJWK(privateJwk, 'ES256')) as CryptoKey;
       return {
         kid: row.kid,
@@ -72,17 +76,17 @@ async function importRow(ctx: AppContext, row: SigningKeysTable): Promise<Signin
   return pending;
 }
 
-async function insertNewKey(ctx: AppContext): Promise<string> {
+async function insertNewKey(keys: SigningKeys): Promise<string> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const privateJwk = await exportJWK(privateKey);
   const kid = await calculateJwkThumbprint(privateJwk, 'sha256');
-  await ctx.db
+  await keys.db
     .insertInto('signing_keys')
     .values({
       kid,
       alg: 'ES256',
       public_jwk: JSON.stringify(publicJwkOf(privateJwk, kid)),
-      private_jwk_encrypted: seal(ctx.config.secret, JSON.stringify({ ...privateJwk, kid }), kid),
+      private_jwk_encrypted: seal(keys.secret, JSON.stringify({ ...privateJwk, kid }), kid),
       created_at: isoNow(),
       retired_at: null,
       expires_at: null,
@@ -92,8 +96,8 @@ async function insertNewKey(ctx: AppContext): Promise<string> {
 }
 
 /** The newest unretired key row; when two instances raced to create one, both pick the same. */
-function newestActive(ctx: AppContext) {
-  return ctx.db
+function newestActive(keys: SigningKeys) {
+  return keys.db
     .selectFrom('signing_keys')
     .selectAll()
     .where('retired_at', 'is', null)
@@ -107,17 +111,17 @@ function newestActive(ctx: AppContext) {
  * The active ES256 key (created on first use; private JWK sealed with config.secret). Re-read from
  * the table once the cached view is ACTIVE_TTL_MS old, so rotations elsewhere are picked up.
  */
-export async function getSigningKey(ctx: AppContext, now: number = Date.now()): Promise<SigningKey> {
-  const cache = cacheOf(ctx);
+export async function getSigningKey(ctx: WithKeys, now: number = Date.now()): Promise<SigningKey> {
+  const cache = ctx.signingKeys;
   const age = cache.active ? now - cache.active.readAt : Number.POSITIVE_INFINITY;
   if (cache.active && age >= 0 && age < ACTIVE_TTL_MS) return cache.active.key;
-  let row = await newestActive(ctx);
+  let row = await newestActive(cache);
   if (!row) {
-    await insertNewKey(ctx);
-    row = await newestActive(ctx);
+    await insertNewKey(cache);
+    row = await newestActive(cache);
     if (!row) throw new Error('signing key was not stored');
   }
-  const key = await importRow(ctx, row);
+  const key = await importRow(cache, row);
   cache.active = { key, readAt: now };
   return key;
 }
@@ -127,8 +131,8 @@ export async function getSigningKey(ctx: AppContext, now: number = Date.now()): 
  * Read from the table on every call (clients cache the set), so a key rotated in on another
  * instance is published here at once.
  */
-export async function publicJwks(ctx: AppContext, now: number = Date.now()): Promise<{ keys: JWK[] }> {
-  const rows = await ctx.db
+export async function publicJwks(ctx: WithKeys, now: number = Date.now()): Promise<{ keys: JWK[] }> {
+  const rows = await ctx.signingKeys.db
     .selectFrom('signing_keys')
     .select('public_jwk')
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', isoNow(now))]))
@@ -143,23 +147,23 @@ export async function publicJwks(ctx: AppContext, now: number = Date.now()): Pro
  * RETIRED_KEY_GRACE_SECONDS, until every token it signed has expired. Keys expired for a day
  * are deleted.
  */
-export async function rotateSigningKey(ctx: AppContext, now: number = Date.now()): Promise<SigningKey> {
-  const kid = await insertNewKey(ctx);
-  await ctx.db
+export async function rotateSigningKey(ctx: WithKeys, now: number = Date.now()): Promise<SigningKey> {
+  const cache = ctx.signingKeys;
+  const kid = await insertNewKey(cache);
+  await cache.db
     .updateTable('signing_keys')
     .set({ retired_at: isoNow(now), expires_at: isoIn(RETIRED_KEY_GRACE_SECONDS, now) })
     .where('retired_at', 'is', null)
     .where('kid', '!=', kid)
     .execute();
-  await ctx.db.deleteFrom('signing_keys').where('expires_at', '<', isoIn(-86_400, now)).execute();
-  const cache = cacheOf(ctx);
+  await cache.db.deleteFrom('signing_keys').where('expires_at', '<', isoIn(-86_400, now)).execute();
   cache.active = undefined;
-  const row = await ctx.db
+  const row = await cache.db
     .selectFrom('signing_keys')
     .selectAll()
     .where('kid', '=', kid)
     .executeTakeFirstOrThrow();
-  const key = await importRow(ctx, row);
+  const key = await importRow(cache, row);
   cache.active = { key, readAt: now };
   return key;
 }

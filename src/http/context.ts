@@ -1,11 +1,17 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { Throttle } from '../oauth/throttle.ts';
+import type { SigningKeys } from '../crypto/signing-keys.ts';
+import type { CimdFetcher } from '../oauth/cimd.ts';
+import type { BearerVerifier } from '../resource/verifier.ts';
 import type { Db } from '../store/database.ts';
 import type { RedisLink } from '../store/redis.ts';
 import type { Metrics } from './metrics.ts';
+import type { Throttle } from './throttle.ts';
 
-/** What every feature sub-app is built from: passed in, never imported as a global. */
+/**
+ * What every feature sub-app is built from: passed in, never imported as a global. The services
+ * on it are built once, by the runtime (runtime.ts); none hangs on a module-level map.
+ */
 export interface AppContext {
   readonly config: Config;
   readonly db: Db;
@@ -13,6 +19,12 @@ export interface AppContext {
   readonly metrics: Metrics;
   /** Rate limits (sign-in, registration): one per app, shared through Redis when configured. */
   readonly throttle: Throttle;
+  /** Bearer-token verification for every protected surface (resource/verifier.ts). */
+  readonly verifier: BearerVerifier;
+  /** The id_token signing keys and this instance's cached view of them. */
+  readonly signingKeys: SigningKeys;
+  /** The Client ID Metadata Document fetcher: its options, remembered refusals, fetches in flight. */
+  readonly cimd: CimdFetcher;
   /** The connection of `REDIS_URL`, when set. */
   readonly redis?: RedisLink;
 }

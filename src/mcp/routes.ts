@@ -3,12 +3,7 @@ import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
-import {
-  type BearerRefusal,
-  bearerVerifier,
-  challengeHeaders,
-  tokenRefusal,
-} from '../resource/middleware.ts';
+import { type BearerRefusal, challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
 import { mcpTools } from './all-tools.ts';
 import { createToolCatalogue } from './catalogue.ts';
@@ -72,7 +67,7 @@ function authInfoOf(principal: Principal, baseUrl: string): AuthInfo {
 export function createMcpApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { baseUrl } = ctx.config;
-  const verifier = bearerVerifier(ctx);
+  const verifier = ctx.verifier;
   const catalogue = createToolCatalogue(mcpTools());
   // What the route decided for a request, handed to the SDK's server factory.
   const decided = new WeakMap<Request, AnyMcpTool[]>();

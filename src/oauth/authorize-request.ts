@@ -2,7 +2,7 @@ import { isMember, isOperator, parseRoles } from '../domain/roles.ts';
 import { betaFeatures, findSchoolById } from '../domain/schools.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext } from '../http/context.ts';
-import { findClient, type OAuthClient, redirectUriMatches } from './clients.ts';
+import { type OAuthClient, redirectUriMatches, resolveClient } from './clients.ts';
 import { type FormParams, firstNulParameter, parseParams } from './form-body.ts';
 import { resolveResource } from './resource-param.ts';
 import { decideScopes } from './scope-policy.ts';
@@ -94,7 +94,7 @@ export async function resolveClientAndRedirect(
   const clientId = raw.get('client_id');
   if (!clientId)
     throw new AuthorizePageError(400, 'Invalid request', 'The request names no client (client_id).');
-  const client = await findClient(ctx, clientId);
+  const client = await resolveClient(ctx, clientId);
   if (!client) {
     throw new AuthorizePageError(
       400,

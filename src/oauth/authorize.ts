@@ -1,8 +1,8 @@
 import { type Context, Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
+import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from '../http/sessions.ts';
 import { inTransaction } from '../store/database.ts';
-import { consentPage } from '../web/consent.ts';
-import { errorPage } from '../web/error-page.ts';
+import type { AuthorizePages } from './authorize-pages.ts';
 import {
   type AuthorizationRequest,
   AuthorizePageError,
@@ -16,7 +16,6 @@ import { issueCode } from './codes.ts';
 import { isFormRequest } from './form-body.ts';
 import { createGrant, findRememberedGrant } from './grants.ts';
 import { isLoopbackRedirectUri } from './redirect-uris.ts';
-import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from './sessions.ts';
 
 /** Sends the browser back to the client with `params`, `iss` (RFC 9207 §2) and no caching. */
 function redirectToClient(
@@ -97,7 +96,7 @@ function noSchoolMessage(req: AuthorizationRequest): string {
 }
 
 /** GET and POST `/oauth/authorize`: RFC 6749 §4.1.1–§4.1.2 with PKCE, RFC 8707 and RFC 9207. */
-export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
+export function createAuthorizeApp(ctx: AppContext, pages: AuthorizePages): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get('/oauth/authorize', async (c) => {
@@ -106,7 +105,7 @@ export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
     try {
       target = await resolveClientAndRedirect(ctx, raw);
     } catch (err) {
-      if (err instanceof AuthorizePageError) return errorPage(c, err.status, err.title, err.message);
+      if (err instanceof AuthorizePageError) return pages.error(c, err.status, err.title, err.message);
       throw err;
     }
     const state = raw.getAll('state').length === 1 ? raw.get('state') : null;
@@ -160,7 +159,7 @@ export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
         .select('email')
         .where('id', '=', session.userId)
         .executeTakeFirst();
-      return consentPage(c, {
+      return pages.consent(c, {
         request: req,
         schools,
         csrfToken: csrfToken(ctx, c, session),
@@ -183,7 +182,7 @@ export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
 
   app.post('/oauth/authorize', async (c) => {
     if (!isFormRequest(c)) {
-      return errorPage(c, 415, 'Unsupported form', 'The consent form must be sent as a web form.');
+      return pages.error(c, 415, 'Unsupported form', 'The consent form must be sent as a web form.');
     }
     const raw = new URLSearchParams(await c.req.text());
     const submittedCsrf = raw.get(CSRF_FIELD) ?? undefined;
@@ -194,12 +193,12 @@ export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
     try {
       target = await resolveClientAndRedirect(ctx, raw);
     } catch (err) {
-      if (err instanceof AuthorizePageError) return errorPage(c, err.status, err.title, err.message);
+      if (err instanceof AuthorizePageError) return pages.error(c, err.status, err.title, err.message);
       throw err;
     }
     const session = await currentSession(ctx, c);
     if (!session) {
-      return errorPage(
+      return pages.error(
         c,
         401,
         'Signed out',
@@ -208,7 +207,7 @@ export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
     }
     // The decision must come from our own consent page in this browser session.
     if (!verifyCsrf(ctx, c, submittedCsrf, session)) {
-      return errorPage(c, 403, 'Form expired', 'This consent form has expired. Start again from the app.');
+      return pages.error(c, 403, 'Form expired', 'This consent form has expired. Start again from the app.');
     }
     const state = raw.getAll('state').length === 1 ? raw.get('state') : null;
     try {
@@ -217,7 +216,7 @@ export function createAuthorizeApp(ctx: AppContext): Hono<AppEnv> {
         throw new AuthorizeRedirectError('access_denied', 'The user denied the request.');
       }
       if (decision !== 'allow') {
-        return errorPage(c, 400, 'Invalid request', 'Choose Allow or Deny.');
+        return pages.error(c, 400, 'Invalid request', 'Choose Allow or Deny.');
       }
       const schools = await eligibleSchools(ctx, session.userId, req.client, req.audience);
       if (schools.length === 0) throw new AuthorizeRedirectError('access_denied', noSchoolMessage(req));

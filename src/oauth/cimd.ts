@@ -3,9 +3,10 @@
  * https URL used as client_id names a JSON document describing the client. Fetched by
  * cimd-fetch.ts, validated here, and cached as an `oauth_clients` row of kind 'cimd'.
  */
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import type { AppContext } from '../http/context.ts';
+import type { Db } from '../store/database.ts';
 import { isoIn, isoNow } from '../store/time.ts';
 import { CimdError, type CimdFetchOptions, type CimdRefusal, fetchMetadataDocument } from './cimd-fetch.ts';
 import { clientFromRow, type OAuthClient } from './client-row.ts';
@@ -109,87 +110,106 @@ export function parseMetadataDocument(url: URL, json: unknown): CimdDocument {
   };
 }
 
-interface CimdState {
-  options: CimdFetchOptions;
+/**
+ * The metadata-document fetcher of one runtime: how it fetches (TLS trust, resolver, allowed
+ * address: options given when the runtime is built), the refusals it remembers and the fetches in
+ * flight. Built once by the runtime and carried on the app context (`ctx.cimd`).
+ */
+export interface CimdFetcher {
+  readonly db: Db;
+  readonly config: Pick<Config, 'cimd'>;
+  readonly logger: Logger;
+  readonly options: CimdFetchOptions;
   /** Bounded LRU of recent refusals: a bad URL is not refetched on every request. */
-  refused: Map<string, { until: number; reason: CimdRefusal }>;
-  inFlight: Map<string, Promise<OAuthClient | undefined>>;
+  readonly refused: Map<string, { until: number; reason: CimdRefusal }>;
+  readonly inFlight: Map<string, Promise<OAuthClient | undefined>>;
   prunedAt: number;
 }
 
-const states = new WeakMap<object, CimdState>();
-
-function stateOf(ctx: AppContext): CimdState {
-  let state = states.get(ctx.db);
-  if (!state) {
-    state = { options: {}, refused: new Map(), inFlight: new Map(), prunedAt: 0 };
-    states.set(ctx.db, state);
-  }
-  return state;
+/** A fetcher over one database; `options` are for tests and unusual networks (cimd-fetch.ts). */
+export function createCimdFetcher(
+  deps: { readonly db: Db; readonly config: Pick<Config, 'cimd'>; readonly logger: Logger },
+  options: CimdFetchOptions = {},
+): CimdFetcher {
+  const { db, config, logger } = deps;
+  return { db, config, logger, options, refused: new Map(), inFlight: new Map(), prunedAt: 0 };
 }
 
-/** Tests only: sets the fetcher options for one app (its database handle). */
-export function configureCimdFetch(ctx: AppContext, options: CimdFetchOptions): void {
-  const state = stateOf(ctx);
-  state.options = options;
-  state.refused.clear();
-}
+/** What the CIMD functions need: the app context, or anything else carrying the fetcher. */
+type WithCimd = { readonly cimd: CimdFetcher };
 
 /** The last refusal recorded for a client_id, if still remembered (for tests and diagnostics). */
-export function lastCimdRefusal(ctx: AppContext, clientId: string): CimdRefusal | undefined {
-  return stateOf(ctx).refused.get(clientId)?.reason;
+export function lastCimdRefusal(ctx: WithCimd, clientId: string): CimdRefusal | undefined {
+  return ctx.cimd.refused.get(clientId)?.reason;
 }
 
 /**
- * The client a metadata-document URL names: the stored row while its cache time lasts, else a
- * fresh fetch (one at a time per URL) upserted as kind 'cimd'. A refetch keeps `reviewed`.
- * undefined when refused; the reason is logged and remembered for a minute.
+ * Reads only: the stored client of a metadata-document URL while its cache time lasts and the URL
+ * still passes `checkCimdUrl` (the allowlist may have changed); else undefined.
  */
-export async function resolveCimdClient(ctx: AppContext, clientId: string): Promise<OAuthClient | undefined> {
-  const state = stateOf(ctx);
-  let url: URL;
+export async function findStoredCimdClient(
+  db: Db,
+  cimd: Config['cimd'],
+  clientId: string,
+): Promise<OAuthClient | undefined> {
   try {
-    url = checkCimdUrl(clientId, ctx.config.cimd);
-  } catch (err) {
-    ctx.logger.info({ clientId, reason: (err as CimdError).reason }, 'CIMD client_id refused');
+    checkCimdUrl(clientId, cimd);
+  } catch {
     return undefined;
   }
-  const row = await ctx.db
+  const row = await db
     .selectFrom('oauth_clients')
     .selectAll()
     .where('id', '=', clientId)
     .where('kind', '=', 'cimd')
     .executeTakeFirst();
-  if (row?.metadata_expires_at && row.metadata_expires_at > isoNow()) return clientFromRow(row);
-  const refused = state.refused.get(clientId);
+  return row?.metadata_expires_at && row.metadata_expires_at > isoNow() ? clientFromRow(row) : undefined;
+}
+
+/**
+ * The write step, taken when no fresh stored document answers: fetches the document (one fetch at
+ * a time per URL) and upserts it as kind 'cimd'; a refetch keeps `reviewed`. undefined when
+ * refused; the reason is logged and remembered for a minute.
+ */
+export async function fetchCimdClient(ctx: WithCimd, clientId: string): Promise<OAuthClient | undefined> {
+  const fetcher = ctx.cimd;
+  let url: URL;
+  try {
+    url = checkCimdUrl(clientId, fetcher.config.cimd);
+  } catch (err) {
+    fetcher.logger.info({ clientId, reason: (err as CimdError).reason }, 'CIMD client_id refused');
+    return undefined;
+  }
+  const refused = fetcher.refused.get(clientId);
   if (refused && refused.until > Date.now()) return undefined;
-  let pending = state.inFlight.get(clientId);
+  let pending = fetcher.inFlight.get(clientId);
   if (!pending) {
-    pending = refresh(ctx, state, url).finally(() => state.inFlight.delete(clientId));
-    state.inFlight.set(clientId, pending);
+    pending = refresh(fetcher, url).finally(() => fetcher.inFlight.delete(clientId));
+    fetcher.inFlight.set(clientId, pending);
   }
   return pending;
 }
 
-async function refresh(ctx: AppContext, state: CimdState, url: URL): Promise<OAuthClient | undefined> {
+async function refresh(fetcher: CimdFetcher, url: URL): Promise<OAuthClient | undefined> {
   const clientId = url.href;
   let doc: CimdDocument;
   let raw: unknown;
   let ttl: number;
   try {
-    const fetched = await fetchMetadataDocument(url, state.options);
+    const fetched = await fetchMetadataDocument(url, fetcher.options);
     raw = fetched.json;
     ttl = fetched.ttlSeconds;
     doc = parseMetadataDocument(url, raw);
   } catch (err) {
     const reason: CimdRefusal = err instanceof CimdError ? err.reason : 'network_error';
-    ctx.logger.warn({ clientId, reason, detail: (err as Error).message }, 'CIMD document refused');
-    state.refused.delete(clientId);
-    state.refused.set(clientId, { until: Date.now() + NEGATIVE_TTL_MS, reason });
-    while (state.refused.size > NEGATIVE_CACHE_MAX) state.refused.delete(state.refused.keys().next().value!);
+    fetcher.logger.warn({ clientId, reason, detail: (err as Error).message }, 'CIMD document refused');
+    fetcher.refused.delete(clientId);
+    fetcher.refused.set(clientId, { until: Date.now() + NEGATIVE_TTL_MS, reason });
+    while (fetcher.refused.size > NEGATIVE_CACHE_MAX)
+      fetcher.refused.delete(fetcher.refused.keys().next().value!);
     return undefined;
   }
-  state.refused.delete(clientId);
+  fetcher.refused.delete(clientId);
   const now = isoNow();
   const values = {
     name: doc.name,
@@ -200,7 +220,7 @@ async function refresh(ctx: AppContext, state: CimdState, url: URL): Promise<OAu
     metadata_expires_at: isoIn(ttl),
     updated_at: now,
   };
-  await ctx.db
+  await fetcher.db
     .insertInto('oauth_clients')
     .values({
       id: clientId,
@@ -217,8 +237,8 @@ async function refresh(ctx: AppContext, state: CimdState, url: URL): Promise<OAu
     })
     .onConflict((oc) => oc.column('id').doUpdateSet(values).where('oauth_clients.kind', '=', 'cimd'))
     .execute();
-  await pruneStale(ctx, state);
-  const row = await ctx.db
+  await pruneStale(fetcher, fetcher);
+  const row = await fetcher.db
     .selectFrom('oauth_clients')
     .selectAll()
     .where('id', '=', clientId)
@@ -235,7 +255,7 @@ export const CIMD_PRUNE_AFTER_SECONDS = 7 * 86_400;
  * whose cache time ended CIMD_PRUNE_AFTER_SECONDS ago. They are fetched again if they return.
  */
 export async function pruneStale(
-  ctx: AppContext,
+  ctx: { readonly db: Db },
   state: { prunedAt: number },
   now = Date.now(),
 ): Promise<void> {

@@ -1,6 +1,6 @@
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext } from '../http/context.ts';
-import { findClient, type OAuthClient, verifyClientSecret } from './clients.ts';
+import { type OAuthClient, resolveClient, verifyClientSecret } from './clients.ts';
 import type { FormParams } from './form-body.ts';
 
 /**
@@ -94,7 +94,7 @@ async function authenticateBasic(
   basic: BasicCredentials,
 ): Promise<OAuthClient> {
   checkSingleMethod(params, basic);
-  const client = await findClient(ctx, basic.clientId);
+  const client = await resolveClient(ctx, basic.clientId);
   if (!client) throw basicFailure('Unknown client.');
   if (client.authMethod === 'none') {
     // Consoles (Scalar, Swagger UI) send `client_id:` for public clients: that names the client
@@ -116,7 +116,7 @@ async function authenticateBasic(
 async function authenticateBody(ctx: AppContext, params: FormParams): Promise<OAuthClient> {
   const clientId = params.get('client_id');
   if (!clientId) throw new OAuthError('invalid_client', 'client_id is required.');
-  const client = await findClient(ctx, clientId);
+  const client = await resolveClient(ctx, clientId);
   if (!client) throw new OAuthError('invalid_client', 'Unknown client.');
   const secret = params.get('client_secret');
   if (client.authMethod !== 'none') {

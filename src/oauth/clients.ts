@@ -4,22 +4,23 @@
  */
 import { safeEqual, sha256 } from '../crypto/tokens.ts';
 import type { AppContext } from '../http/context.ts';
-import { isCimdClientId, resolveCimdClient } from './cimd.ts';
+import { fetchCimdClient, findStoredCimdClient, isCimdClientId } from './cimd.ts';
 import { clientFromRow, type OAuthClient } from './client-row.ts';
 import { loopbackMatches, MAX_REDIRECT_URI_LENGTH, parseLoopback, prefixMatches } from './redirect-uris.ts';
-import { ensureVendorClients } from './vendors.ts';
 
 export type { OAuthClient } from './client-row.ts';
 
 const MAX_CLIENT_ID_LENGTH = 2048;
 
+const validClientId = (clientId: string) =>
+  typeof clientId === 'string' && clientId.length > 0 && clientId.length <= MAX_CLIENT_ID_LENGTH;
+
 /**
- * A client by id; for an https URL client_id, resolves (fetch + cache) its Client ID Metadata
- * Document. undefined if unknown or invalid (the reason of a CIMD refusal is logged).
+ * A stored client by id; reads only. For an https URL client_id: a vendor's pinned metadata URL,
+ * else the stored metadata document while its cache time lasts. undefined if unknown.
  */
 export async function findClient(ctx: AppContext, clientId: string): Promise<OAuthClient | undefined> {
-  if (typeof clientId !== 'string' || !clientId || clientId.length > MAX_CLIENT_ID_LENGTH) return undefined;
-  await ensureVendorClients(ctx);
+  if (!validClientId(clientId)) return undefined;
   if (isCimdClientId(clientId)) {
     // A vendor's own metadata-document URL is pinned in the vendor list: no fetch, no allowlist.
     const pinned = await ctx.db
@@ -28,7 +29,7 @@ export async function findClient(ctx: AppContext, clientId: string): Promise<OAu
       .where('id', '=', clientId)
       .where('kind', '=', 'vendor')
       .executeTakeFirst();
-    return pinned ? clientFromRow(pinned) : resolveCimdClient(ctx, clientId);
+    return pinned ? clientFromRow(pinned) : findStoredCimdClient(ctx.db, ctx.config.cimd, clientId);
   }
   const row = await ctx.db
     .selectFrom('oauth_clients')
@@ -37,6 +38,17 @@ export async function findClient(ctx: AppContext, clientId: string): Promise<OAu
     .where('kind', '!=', 'cimd')
     .executeTakeFirst();
   return row ? clientFromRow(row) : undefined;
+}
+
+/**
+ * The client an OAuth request names: `findClient`, and when an https URL client_id has no fresh
+ * stored document, the explicit step that fetches and stores its Client ID Metadata Document.
+ * undefined if unknown or invalid (the reason of a CIMD refusal is logged).
+ */
+export async function resolveClient(ctx: AppContext, clientId: string): Promise<OAuthClient | undefined> {
+  const stored = await findClient(ctx, clientId);
+  if (stored || !validClientId(clientId) || !isCimdClientId(clientId)) return stored;
+  return fetchCimdClient(ctx, clientId);
 }
 
 /**

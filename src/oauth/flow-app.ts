@@ -1,18 +1,18 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { createLoginApp } from '../web/login.ts';
 import { createAuthorizeApp } from './authorize.ts';
+import type { AuthorizePages } from './authorize-pages.ts';
 import { createIntrospectApp } from './introspect.ts';
 import { createRevokeApp } from './revoke.ts';
 import { createTokenApp } from './token.ts';
 import { createUserInfoApp } from './userinfo.ts';
 
 /**
- * The authorization flow: sign-in pages, /oauth/authorize with consent, the token, UserInfo,
- * revocation and introspection endpoints. Mounted by one line in app.ts.
+ * The authorization flow: /oauth/authorize (its pages passed in from web/), the token, UserInfo,
+ * revocation and introspection endpoints. Mounted by one line in app.ts; sign-in is web/login.ts.
  */
-export function createOAuthFlowApp(ctx: AppContext): Hono<AppEnv> {
+export function createOAuthFlowApp(ctx: AppContext, pages: AuthorizePages): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Browser-based clients (e.g. MCP inspectors) call these cross-origin. They take no cookies,
   // only form credentials and bearer tokens, so any origin may; login and consent stay same-origin.
@@ -31,8 +31,7 @@ export function createOAuthFlowApp(ctx: AppContext): Hono<AppEnv> {
   ]) {
     app.use(path, apiCors);
   }
-  app.route('/', createLoginApp(ctx));
-  app.route('/', createAuthorizeApp(ctx));
+  app.route('/', createAuthorizeApp(ctx, pages));
   app.route('/', createTokenApp(ctx));
   app.route('/', createUserInfoApp(ctx) as unknown as Hono<AppEnv>);
   app.route('/', createRevokeApp(ctx));

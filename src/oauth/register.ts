@@ -15,7 +15,7 @@ import { clientFromRow } from './client-row.ts';
 import { redirectUriMatches } from './clients.ts';
 import { isHttpsRedirectUri, isLoopbackRedirectUri, MAX_REDIRECT_URI_LENGTH } from './redirect-uris.ts';
 import { formatScopes, parseScopes, unknownScopes } from './scopes.ts';
-import { ensureVendorClients, matchVendor } from './vendors.ts';
+import { matchVendor } from './vendors.ts';
 
 const MAX_BODY_BYTES = 16_384;
 const MAX_REDIRECT_URIS = 10;
@@ -172,7 +172,6 @@ async function registerVendor(
   req: RegistrationRequest,
   vendorId: string,
 ): Promise<Registered> {
-  await ensureVendorClients(ctx);
   const row = await ctx.db
     .selectFrom('oauth_clients')
     .selectAll()

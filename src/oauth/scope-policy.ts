@@ -1,5 +1,5 @@
 import { OAuthError } from '../errors/oauth-error.ts';
-import type { OAuthClient } from './clients.ts';
+import type { OAuthClient } from './client-row.ts';
 import {
   ACCOUNT_CHALLENGE_SCOPES,
   ALL_SCOPES,

@@ -168,23 +168,12 @@ export function matchVendor(config: Config, clientName: string): Vendor | undefi
   return loadVendors(config).find((v) => vendorNames(v).has(wanted));
 }
 
-const synced = new WeakMap<object, Promise<void>>();
-
 /**
- * Writes every vendor, and the first-party console clients, into `oauth_clients` once per process
- * and database (insert, or update a row of the same kind); safe from several instances at once.
+ * Writes every vendor, and the first-party console clients, into `oauth_clients` (insert, or
+ * update a row of the same kind); safe from several instances at once. Run once at start-up by
+ * the runtime (runtime.ts), so client lookups only read.
  */
-export function ensureVendorClients(ctx: AppContext): Promise<void> {
-  let pending = synced.get(ctx.db);
-  if (!pending) {
-    pending = syncVendors(ctx);
-    pending.catch(() => synced.delete(ctx.db));
-    synced.set(ctx.db, pending);
-  }
-  return pending;
-}
-
-async function syncVendors(ctx: AppContext): Promise<void> {
+export async function ensureVendorClients(ctx: AppContext): Promise<void> {
   const now = isoNow();
   for (const v of loadVendors(ctx.config)) {
     const values = {

@@ -3,7 +3,7 @@ import type { AppContext } from '../http/context.ts';
 import { decide, type Refusal, type Requirement } from './authorization.ts';
 import { bearerChallenge } from './challenge.ts';
 import type { Principal } from './principal.ts';
-import { type BearerFailure, type BearerVerifier, createBearerVerifier } from './verifier.ts';
+import type { BearerFailure } from './verifier.ts';
 
 /**
  * A refusal of a protected resource: 401 (token) or 403 (audience, role or scope). It carries a
@@ -79,18 +79,6 @@ export interface ProtectedEnv {
   Variables: { principal: Principal; requestId: string };
 }
 
-const verifiers = new WeakMap<AppContext, BearerVerifier>();
-
-/** The verifier of an app context (one per context). */
-export function bearerVerifier(ctx: AppContext): BearerVerifier {
-  let v = verifiers.get(ctx);
-  if (!v) {
-    v = createBearerVerifier(ctx);
-    verifiers.set(ctx, v);
-  }
-  return v;
-}
-
 /**
  * Requires a valid bearer token (and optionally meets a requirement); sets `principal`. Thin:
  * verification and the decision live in the framework-free verifier and authorization.ts.
@@ -104,7 +92,7 @@ export function requireBearer(
     render?: RefusalRenderer;
   },
 ): MiddlewareHandler<ProtectedEnv> {
-  const verifier = bearerVerifier(ctx);
+  const verifier = ctx.verifier;
   const render = options.render ?? oauthJsonRefusal;
   return async (c, next) => {
     const result = await verifier.verify(c.req.header('authorization'));

@@ -1,7 +1,7 @@
 import { CompiledQuery, type InferResult } from 'kysely';
+import type { Config } from '../config.ts';
 import { sha256 } from '../crypto/tokens.ts';
 import { parseRoles } from '../domain/roles.ts';
-import type { AppContext } from '../http/context.ts';
 import { type Audience, parseScopes } from '../oauth/scopes.ts';
 import { changeWatermark, type Db } from '../store/database.ts';
 import type { Principal } from './principal.ts';
@@ -110,9 +110,13 @@ class PrincipalCache {
 /**
  * Verifies opaque access tokens against the token store: revocation and expiry take effect on
  * the next request on every instance (product.md §5). One indexed query; on the embedded SQLite
- * store a verified token is then remembered until the database changes (PrincipalCache).
+ * store a verified token is then remembered until the database changes (PrincipalCache). Built
+ * once by the runtime and carried on the app context (`ctx.verifier`).
  */
-export function createBearerVerifier(ctx: AppContext, clock: () => number = Date.now): BearerVerifier {
+export function createBearerVerifier(
+  ctx: { readonly db: Db; readonly config: Pick<Config, 'baseUrl'> },
+  clock: () => number = Date.now,
+): BearerVerifier {
   const resource = ctx.config.baseUrl;
   // Built and compiled once: the query builder's cost would otherwise be paid on every request.
   const lookup = tokenLookup(ctx.db, '').compile();

@@ -1,11 +1,13 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import type { AuthorizationRequest, EligibleSchool } from '../oauth/authorize-request.ts';
+import { CSRF_FIELD } from '../http/sessions.ts';
+import type { AuthorizePages, ConsentPageInput } from '../oauth/authorize-pages.ts';
+import type { AuthorizationRequest } from '../oauth/authorize-request.ts';
 import { AUTHORIZE_PARAMS } from '../oauth/authorize-request.ts';
 import { isConsoleClient } from '../oauth/console-clients.ts';
 import { isLoopbackRedirectUri } from '../oauth/redirect-uris.ts';
 import { describeScope } from '../oauth/scopes.ts';
-import { CSRF_FIELD } from '../oauth/sessions.ts';
+import { errorPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
 
 /** Where a redirect URI points, as a person can read it: its host, or scheme for app links. */
@@ -48,16 +50,6 @@ It identifies itself by <code>${req.client.id}</code>. Until it is reviewed it m
 Approval is handed to a program on your own computer, which Lectern cannot identify.</p></div>`;
   }
   return '';
-}
-
-/** Options for the consent page. */
-export interface ConsentPageInput {
-  readonly request: AuthorizationRequest;
-  readonly schools: readonly EligibleSchool[];
-  readonly csrfToken: string;
-  readonly userEmail: string;
-  /** This authorization request as a same-origin path, to come back to after switching account. */
-  readonly returnTo: string;
 }
 
 /**
@@ -103,3 +95,6 @@ ${picker}
   // The form's response redirects to the client: form-action must allow that target too.
   return sendPage(c, 200, `Allow ${req.client.name}?`, body, { formAction: ["'self'", target.source] });
 }
+
+/** The pages of `/oauth/authorize`, handed to oauth/ by app.ts. */
+export const authorizePages: AuthorizePages = { consent: consentPage, error: errorPage };

@@ -4,7 +4,6 @@ import { verifyPassword } from '../crypto/passwords.ts';
 import { findUserByEmail, normalizeEmail } from '../domain/users.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { isFormRequest } from '../oauth/form-body.ts';
 import {
   CSRF_FIELD,
   csrfToken,
@@ -12,8 +11,9 @@ import {
   endSession,
   startSession,
   verifyCsrf,
-} from '../oauth/sessions.ts';
-import type { ThrottleRule } from '../oauth/throttle.ts';
+} from '../http/sessions.ts';
+import type { ThrottleRule } from '../http/throttle.ts';
+import { isFormRequest } from '../oauth/form-body.ts';
 import { errorPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
 

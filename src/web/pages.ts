@@ -3,13 +3,15 @@ import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountPagesApp } from './account/routes.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
+import { createLoginApp } from './login.ts';
 
 /**
- * The signed-in pages (`/admin` for operators, `/account` for everyone) and the agent documents
- * (`/auth.md`, `/llms.txt`). Mounted by one line in app.ts.
+ * Sign-in (`/login`, `/logout`), the signed-in pages (`/admin` for operators, `/account` for
+ * everyone) and the agent documents (`/auth.md`, `/llms.txt`). Mounted by one line in app.ts.
  */
 export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.route('/', createLoginApp(ctx));
   app.route('/', createAdminPagesApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
   app.route('/', createAgentDocsApp(ctx));

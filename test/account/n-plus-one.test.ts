@@ -6,6 +6,7 @@ import { newId } from '../../src/crypto/ids.ts';
 import { addRoles } from '../../src/domain/memberships.ts';
 import { createSchool } from '../../src/domain/schools.ts';
 import { createUser } from '../../src/domain/users.ts';
+import { createBearerVerifier } from '../../src/resource/verifier.ts';
 import { isoNow } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { issueTestToken } from '../support/tokens.ts';
@@ -136,7 +137,12 @@ describe('Account API is N+1 free: a bounded number of SQL statements whatever t
     ).token;
 
     // The Account app over the same database, seen through a statement counter.
-    const app = createAccountApp({ ...t.runtime, db: db.withPlugin(counter) });
+    const counted = db.withPlugin(counter);
+    const app = createAccountApp({
+      ...t.runtime,
+      db: counted,
+      verifier: createBearerVerifier({ db: counted, config: t.config }),
+    });
     request = async (query) => {
       const res = await app.request(new URL('/account/graphql', t.config.baseUrl).toString(), {
         method: 'POST',

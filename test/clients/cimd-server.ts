@@ -3,8 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configureCimdFetch } from '../../src/oauth/cimd.ts';
-import type { TestApp } from '../support/app.ts';
+import type { CimdFetchOptions } from '../../src/oauth/cimd-fetch.ts';
 import { writeTestCertificate } from '../support/tls.ts';
 
 /** The CIMD client's web site in the end-to-end tests (the app needs CIMD_ALLOWED_HOSTS=HOST). */
@@ -14,14 +13,16 @@ export const CIMD_HOST = 'agent.example';
 export interface CimdSite {
   readonly clientId: string;
   readonly redirectUri: string;
+  /** How an app's CIMD fetcher reaches this site (only that app's): its CA and one loopback address. */
+  readonly fetchOptions: CimdFetchOptions;
   close(): Promise<void>;
 }
 
 /**
- * Serves a Client ID Metadata Document at https://agent.example:<port>/client.json and points
- * the app's CIMD fetcher (only this app's) at it: its CA and that one loopback address.
+ * Serves a Client ID Metadata Document at https://agent.example:<port>/client.json; an app built
+ * with the site's `fetchOptions` fetches it there.
  */
-export async function startCimdSite(t: TestApp, clientName = 'Example Agent'): Promise<CimdSite> {
+export async function startCimdSite(clientName = 'Example Agent'): Promise<CimdSite> {
   const dir = mkdtempSync(join(tmpdir(), 'lectern-cimd-e2e-'));
   writeTestCertificate(dir, CIMD_HOST);
   const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
@@ -43,14 +44,14 @@ export async function startCimdSite(t: TestApp, clientName = 'Example Agent'): P
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   clientId = `https://${CIMD_HOST}:${(server.address() as AddressInfo).port}/client.json`;
-  configureCimdFetch(t.runtime, {
-    ca: cert,
-    resolve: async (hostname) => (hostname === CIMD_HOST ? [{ address: '127.0.0.1', family: 4 }] : []),
-    allowAddress: '127.0.0.1',
-  });
   return {
     clientId,
     redirectUri,
+    fetchOptions: {
+      ca: cert,
+      resolve: async (hostname) => (hostname === CIMD_HOST ? [{ address: '127.0.0.1', family: 4 }] : []),
+      allowAddress: '127.0.0.1',
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

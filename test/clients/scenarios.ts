@@ -32,11 +32,16 @@ export interface ClientWorld {
 
 /** Builds the world: a public and two confidential loopback clients, Claude, a CIMD client. */
 export async function createClientWorld(): Promise<ClientWorld> {
-  const t = await createTestApp({ CIMD_ALLOWED_HOSTS: CIMD_HOST });
-  await seedDemoData(t.runtime.db);
-  let site: CimdSite | undefined;
+  const site: CimdSite = await startCimdSite();
+  let t: TestApp;
   try {
-    site = await startCimdSite(t);
+    t = await createTestApp({ CIMD_ALLOWED_HOSTS: CIMD_HOST }, { cimdFetch: site.fetchOptions });
+  } catch (err) {
+    await site.close();
+    throw err;
+  }
+  await seedDemoData(t.runtime.db);
+  try {
     const publicLoopback = await registerLoopbackClient(t, { name: 'Public CLI' });
     const confidential = await registerLoopbackClient(t, {
       name: 'Confidential CLI',
@@ -122,12 +127,12 @@ export async function createClientWorld(): Promise<ClientWorld> {
       scenarios,
       fetch: async (url, init) => t.app.request(url, init as RequestInit),
       close: async () => {
-        await site?.close();
+        await site.close();
         await t.close();
       },
     };
   } catch (err) {
-    await site?.close();
+    await site.close();
     await t.close();
     throw err;
   }

@@ -34,11 +34,14 @@ function freePort(): Promise<number> {
 }
 
 /** Starts the app on 127.0.0.1 with BASE_URL equal to where it listens. */
-export async function startLiveApp(env: Record<string, string> = {}): Promise<LiveApp> {
+export async function startLiveApp(
+  env: Record<string, string> = {},
+  options: Parameters<typeof createTestApp>[1] = {},
+): Promise<LiveApp> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    const t = await createTestApp({ BASE_URL: baseUrl, ...env });
+    const t = await createTestApp({ BASE_URL: baseUrl, ...env }, options);
     try {
       const server = await listen(t.app, '127.0.0.1', port);
       return {

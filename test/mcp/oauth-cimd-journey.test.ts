@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { seedDemoData } from '../../src/domain/demo-seed.ts';
-import { configureCimdFetch } from '../../src/oauth/cimd.ts';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { Browser } from '../support/oauth-flow.ts';
 import { writeTestCertificate } from '../support/tls.ts';
@@ -49,12 +48,16 @@ describe('an agent identified by a Client ID Metadata Document', () => {
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     docUrl = `https://${HOST}:${(site.address() as AddressInfo).port}/mcp-agent.json`;
-    live = await startLiveApp({ CIMD_ALLOWED_HOSTS: HOST });
-    configureCimdFetch(live.t.runtime, {
-      ca: cert,
-      resolve: async (hostname) => (hostname === HOST ? [{ address: '127.0.0.1', family: 4 }] : []),
-      allowAddress: '127.0.0.1',
-    });
+    live = await startLiveApp(
+      { CIMD_ALLOWED_HOSTS: HOST },
+      {
+        cimdFetch: {
+          ca: cert,
+          resolve: async (hostname) => (hostname === HOST ? [{ address: '127.0.0.1', family: 4 }] : []),
+          allowAddress: '127.0.0.1',
+        },
+      },
+    );
     await seedDemoData(live.t.runtime.db);
   });
 

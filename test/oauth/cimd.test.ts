@@ -17,20 +17,14 @@ import { hashPassword } from '../../src/crypto/passwords.ts';
 import { addRoles } from '../../src/domain/memberships.ts';
 import { createSchool } from '../../src/domain/schools.ts';
 import { createUser } from '../../src/domain/users.ts';
-import {
-  CIMD_PRUNE_AFTER_SECONDS,
-  checkCimdUrl,
-  configureCimdFetch,
-  lastCimdRefusal,
-  pruneStale,
-} from '../../src/oauth/cimd.ts';
+import { CIMD_PRUNE_AFTER_SECONDS, checkCimdUrl, lastCimdRefusal, pruneStale } from '../../src/oauth/cimd.ts';
 import {
   CIMD_TIMEOUT_MS,
   CimdError,
   cacheSeconds,
   fetchMetadataDocument,
 } from '../../src/oauth/cimd-fetch.ts';
-import { findClient, redirectUriMatches } from '../../src/oauth/clients.ts';
+import { redirectUriMatches, resolveClient } from '../../src/oauth/clients.ts';
 import { isPublicAddress } from '../../src/oauth/ssrf.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { authorizeInBrowser, Browser, pkcePair } from '../support/oauth-flow.ts';
@@ -82,12 +76,16 @@ describe('Client ID Metadata Documents', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
 
-    t = await createTestApp({ CIMD_ALLOWED_HOSTS: HOST });
-    configureCimdFetch(t.runtime, {
-      ca: cert,
-      resolve: async (hostname) => (hostname === HOST ? [{ address: '127.0.0.1', family: 4 }] : []),
-      allowAddress: '127.0.0.1',
-    });
+    t = await createTestApp(
+      { CIMD_ALLOWED_HOSTS: HOST },
+      {
+        cimdFetch: {
+          ca: cert,
+          resolve: async (hostname) => (hostname === HOST ? [{ address: '127.0.0.1', family: 4 }] : []),
+          allowAddress: '127.0.0.1',
+        },
+      },
+    );
     guarded = await createTestApp({ OPEN_REGISTRATION: 'true' });
   });
 
@@ -104,7 +102,7 @@ describe('Client ID Metadata Documents', () => {
       const url = serveJson('/oauth/client.json', validDoc('/oauth/client.json'), {
         'Cache-Control': 'max-age=120',
       });
-      const client = await findClient(t.runtime, url);
+      const client = await resolveClient(t.runtime, url);
       assert.deepEqual(client, {
         id: url,
         kind: 'cimd',
@@ -127,7 +125,7 @@ describe('Client ID Metadata Documents', () => {
       assert.ok(ttl > 110 && ttl <= 120, `ttl ${ttl}`);
       assert.equal(JSON.parse(row.metadata).client_id, url);
       // Served from the stored row while fresh: no second fetch.
-      assert.equal((await findClient(t.runtime, url))?.id, url);
+      assert.equal((await resolveClient(t.runtime, url))?.id, url);
       assert.equal(hits.get('/oauth/client.json'), 1);
       // Redirect rules apply as for any client: exact, or loopback on any port (RFC 8252 §7.3).
       assert.equal(redirectUriMatches(client!, `https://${HOST}/callback`), true);
@@ -138,14 +136,14 @@ describe('Client ID Metadata Documents', () => {
     it('refetches after the cache time, keeping an operator review', async () => {
       const path = '/refetch.json';
       const url = serveJson(path, validDoc(path));
-      assert.ok(await findClient(t.runtime, url));
+      assert.ok(await resolveClient(t.runtime, url));
       await t.runtime.db
         .updateTable('oauth_clients')
         .set({ reviewed: 1, metadata_expires_at: new Date(Date.now() - 1000).toISOString() })
         .where('id', '=', url)
         .execute();
       serveJson(path, validDoc(path, { client_name: 'Renamed Agent' }));
-      const again = await findClient(t.runtime, url);
+      const again = await resolveClient(t.runtime, url);
       assert.equal(hits.get(path), 2);
       assert.equal(again?.name, 'Renamed Agent');
       assert.equal(again?.reviewed, true);
@@ -160,7 +158,7 @@ describe('Client ID Metadata Documents', () => {
           res.end(JSON.stringify(validDoc(path)));
         }, 100);
       });
-      const results = await Promise.all(Array.from({ length: 8 }, () => findClient(t.runtime, url)));
+      const results = await Promise.all(Array.from({ length: 8 }, () => resolveClient(t.runtime, url)));
       assert.ok(results.every((c) => c?.id === url));
       assert.equal(hits.get(path), 1);
     });
@@ -289,7 +287,7 @@ describe('Client ID Metadata Documents', () => {
   describe('document refusals (each leaves the client unknown)', () => {
     async function refused(path: string, reason: string): Promise<void> {
       const url = docUrl(path);
-      assert.equal(await findClient(t.runtime, url), undefined);
+      assert.equal(await resolveClient(t.runtime, url), undefined);
       assert.equal(lastCimdRefusal(t.runtime, url), reason);
     }
 
@@ -335,7 +333,7 @@ describe('Client ID Metadata Documents', () => {
           application_type: 'browser',
         }),
       );
-      const client = await findClient(t.runtime, url);
+      const client = await resolveClient(t.runtime, url);
       assert.equal(client?.authMethod, 'none');
       assert.equal(client?.secretHash, null);
       assert.equal(client?.applicationType, 'web');
@@ -413,10 +411,10 @@ describe('Client ID Metadata Documents', () => {
         [`https://other.example/c.json`, 'host_not_allowed'],
       ] as const) {
         assert.throws(() => checkCimdUrl(id, t.config.cimd), { reason }, id);
-        assert.equal(await findClient(t.runtime, id), undefined, id);
+        assert.equal(await resolveClient(t.runtime, id), undefined, id);
       }
       // Plain http is never a metadata document; it is just an unknown client_id.
-      assert.equal(await findClient(t.runtime, `http://${HOST}:${port}/c.json`), undefined);
+      assert.equal(await resolveClient(t.runtime, `http://${HOST}:${port}/c.json`), undefined);
       assert.equal(
         [...hits.values()].reduce((a, b) => a + b, 0),
         before,
@@ -494,7 +492,7 @@ describe('Client ID Metadata Documents', () => {
             return true;
           });
           const canonical = new URL(url).href;
-          assert.equal(await findClient(guarded.runtime, canonical), undefined, url);
+          assert.equal(await resolveClient(guarded.runtime, canonical), undefined, url);
           assert.equal(lastCimdRefusal(guarded.runtime, canonical), 'blocked_address', url);
         }
         assert.equal(connections, 0);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { seedDemoData } from '../../src/domain/demo-seed.ts';
-import { SESSION_COOKIE } from '../../src/oauth/sessions.ts';
+import { SESSION_COOKIE } from '../../src/http/sessions.ts';
 import { safeReturnTo } from '../../src/web/login.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { Browser, formFields, pkcePair, registerLoopbackClient, signIn } from '../support/oauth-flow.ts';
@@ -116,7 +116,7 @@ describe('/login and /logout', () => {
   });
 
   it('sessions end after their expiry (idle 12 h, absolute 7 days)', async () => {
-    const { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } = await import('../../src/oauth/sessions.ts');
+    const { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } = await import('../../src/http/sessions.ts');
     assert.equal(SESSION_IDLE_SECONDS, 12 * 3600);
     assert.equal(SESSION_ABSOLUTE_SECONDS, 7 * 24 * 3600);
     const browser = new Browser(t);

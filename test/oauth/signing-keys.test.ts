@@ -6,6 +6,7 @@ import { calculateJwkThumbprint, createLocalJWKSet, jwtVerify, SignJWT } from 'j
 import { open } from '../../src/crypto/secret-box.ts';
 import {
   ACTIVE_TTL_MS,
+  createSigningKeys,
   getSigningKey,
   publicJwks,
   RETIRED_KEY_GRACE_SECONDS,
@@ -75,7 +76,9 @@ describe('signing keys (product.md §5)', () => {
     // Another deployment secret cannot use the stored key at all.
     const db = openDatabase(t.database.options);
     try {
-      const stranger: AppContext = { ...t.runtime, db, config: { ...t.config, secret: randomBytes(32) } };
+      const config = { ...t.config, secret: randomBytes(32) };
+      const signingKeys = createSigningKeys({ db, secret: config.secret });
+      const stranger: AppContext = { ...t.runtime, db, config, signingKeys };
       await assert.rejects(getSigningKey(stranger));
     } finally {
       await db.destroy();
@@ -114,7 +117,11 @@ describe('signing keys (product.md §5)', () => {
   it('another instance sees a rotation once its cached view is older than the TTL', async () => {
     const db = openDatabase(t.database.options);
     try {
-      const other: AppContext = { ...t.runtime, db };
+      const other: AppContext = {
+        ...t.runtime,
+        db,
+        signingKeys: createSigningKeys({ db, secret: t.config.secret }),
+      };
       const now = Date.now();
       const before = await getSigningKey(other, now);
       const rotated = await rotateSigningKey(t.runtime);

@@ -8,7 +8,7 @@ import {
   createRedisThrottle,
   createThrottle,
   type Throttle,
-} from '../../src/oauth/throttle.ts';
+} from '../../src/http/throttle.ts';
 import { openRedis } from '../../src/store/redis.ts';
 
 const REDIS_URL = process.env.REDIS_URL_TEST ?? 'redis://127.0.0.1:6379';

@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import { createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { AppEnv } from '../../src/http/context.ts';
+import type { CimdFetchOptions } from '../../src/oauth/cimd-fetch.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -20,8 +21,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Builds a test app; `env` overrides configuration (BASE_URL defaults to http://lectern.test). */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * Builds a test app; `env` overrides configuration (BASE_URL defaults to http://lectern.test),
+ * `cimdFetch` how its metadata-document fetcher reaches a local test site.
+ */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { cimdFetch?: CimdFetchOptions } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -34,7 +41,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     ...env,
   });
   const db = openDatabase(database.options);
-  const runtime = await openRuntime(config, { db, processMetrics: false });
+  const runtime = await openRuntime(config, { db, processMetrics: false, cimdFetch: options.cimdFetch });
   const app = createApp(runtime);
   return {
     app,

@@ -6,8 +6,8 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { findUserById, type User } from '../../domain/users.ts';
 import type { AppContext } from '../../http/context.ts';
+import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from '../../http/sessions.ts';
 import { isFormRequest } from '../../oauth/form-body.ts';
-import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from '../../oauth/sessions.ts';
 import { type Html, sendPage } from '../layout.ts';
 
 /** The person behind a signed-in browser, and the CSRF token their forms carry. */

@@ -3,8 +3,8 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { CookieOptions } from 'hono/utils/cookie';
 import { randomToken, safeEqual, sha256 } from '../crypto/tokens.ts';
-import type { AppContext } from '../http/context.ts';
 import { isoIn, isoNow } from '../store/time.ts';
+import type { AppContext } from './context.ts';
 
 /** Name of the login-session cookie. Its value is a random token; only its hash is stored. */
 export const SESSION_COOKIE = 'lectern_session';
