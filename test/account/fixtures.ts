@@ -141,7 +141,7 @@ export async function seedAccountFixture(t: TestApp): Promise<AccountFixture> {
       createdAt: isoIn(-86400 * (10 - i)),
     });
     ordersA.push(o.id);
-    }
+  }
   await recordOrder(db, a.id, {
     userId: classmate.id,
     currency: 'USD',
