@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
+import type { DestinationStream } from 'pino';
 import { createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { AppEnv } from '../../src/http/context.ts';
@@ -20,8 +21,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Builds a test app; `env` overrides configuration (BASE_URL defaults to http://lectern.test). */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * Builds a test app; `env` overrides configuration (BASE_URL defaults to http://lectern.test,
+ * LOG_LEVEL to silent). `logDestination` receives the log lines (see logged-app.ts).
+ */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { logDestination?: DestinationStream } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -34,7 +41,11 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     ...env,
   });
   const db = openDatabase(database.options);
-  const runtime = await openRuntime(config, { db, processMetrics: false });
+  const runtime = await openRuntime(config, {
+    db,
+    logDestination: options.logDestination,
+    processMetrics: false,
+  });
   const app = createApp(runtime);
   return {
     app,
