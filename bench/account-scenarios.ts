@@ -4,6 +4,7 @@ import { newId } from '../src/crypto/ids.ts';
 import { randomToken, sha256 } from '../src/crypto/tokens.ts';
 import { DEMO_MEMBER_APP_ID } from '../src/domain/demo-seed.ts';
 import { isoIn, isoNow } from '../src/store/time.ts';
+import { issueMemberToken } from './mcp-scenarios.ts';
 import type { Scenario } from './measure.ts';
 import { measure } from './measure.ts';
 import { startLectern } from './servers.ts';
@@ -15,22 +16,24 @@ export const QUERY = JSON.stringify({
 });
 
 const BIG_TOKENS = Number(process.env.BENCH_BIG_TOKENS ?? 1_000_000);
+const SCOPES = ['openid', 'profile', 'email', 'account:read'];
 const BIG_ENROLLMENTS = Number(process.env.BENCH_BIG_ENROLLMENTS ?? 100_000);
 
 /**
- * Writes the demo student's member token and, for the large variant, a million other access
- * tokens and 100,000 enrollments of other members, straight into the SQLite file (bench only: the
- * flow that issues tokens is tested end to end; here only the store's size matters).
+ * Issues the demo student's member token through the real grant and token functions
+ * (issueMemberToken) and, for the large variant, writes a million other access tokens and 100,000
+ * enrollments of other members straight into the SQLite file with prepared statements (bench
+ * only: these fillers exist for the store's size, and a million calls through Kysely would take
+ * minutes).
  */
 async function prepare(env: Record<string, string>, big: boolean): Promise<string> {
+  const token = await issueMemberToken(env, SCOPES);
   const config = loadConfig(env);
   const db = new DatabaseSync(config.database.sqlitePath!);
   try {
-    const one = <T>(sql: string, ...p: (string | number)[]) => db.prepare(sql).get(...p) as T;
-    const school = one<{ id: string }>("select id from schools where subdomain = 'demo'");
-    const student = one<{ id: string }>("select id from users where email = 'student@example.com'");
+    const school = db.prepare("select id from schools where subdomain = 'demo'").get() as { id: string };
     const now = isoNow();
-    const scopes = 'openid profile email account:read';
+    const scopes = SCOPES.join(' ');
     const addGrant = db.prepare(
       `insert into oauth_grants (id, client_id, user_id, school_id, audience, scopes, resource, auth_time, created_at)
        values (?, ?, ?, ?, 'member', ?, ?, ?, ?)`,
@@ -39,22 +42,8 @@ async function prepare(env: Record<string, string>, big: boolean): Promise<strin
       `insert into oauth_tokens (token_hash, kind, grant_id, client_id, user_id, school_id, scopes, resource, expires_at, created_at)
        values (?, 'access', ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const token = randomToken();
     const expires = isoIn(3600);
     db.exec('begin');
-    const grantId = newId('grt');
-    addGrant.run(grantId, DEMO_MEMBER_APP_ID, student.id, school.id, scopes, config.baseUrl, now, now);
-    addToken.run(
-      sha256(token),
-      grantId,
-      DEMO_MEMBER_APP_ID,
-      student.id,
-      school.id,
-      scopes,
-      config.baseUrl,
-      expires,
-      now,
-    );
     if (big) {
       const courses = (
         db.prepare('select id from courses where school_id = ?').all(school.id) as { id: string }[]

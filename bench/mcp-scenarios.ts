@@ -1,64 +1,39 @@
 import { loadConfig } from '../src/config.ts';
-import { newId } from '../src/crypto/ids.ts';
-import { randomToken, sha256 } from '../src/crypto/tokens.ts';
 import { DEMO_MEMBER_APP_ID } from '../src/domain/demo-seed.ts';
 import { findSchoolBySubdomain } from '../src/domain/schools.ts';
 import { findUserByEmail } from '../src/domain/users.ts';
+import { createGrant } from '../src/oauth/grants.ts';
+import { issueTokens } from '../src/oauth/tokens.ts';
 import { openDatabase } from '../src/store/database.ts';
-import { isoIn, isoNow } from '../src/store/time.ts';
+import { isoNow } from '../src/store/time.ts';
 import type { Scenario } from './measure.ts';
 import { measure } from './measure.ts';
 import { startLectern } from './servers.ts';
 
 /**
- * Writes a member access token for the demo student straight into the token store, as an
- * authorization would have (bench only: the flow itself is tested end to end elsewhere).
+ * Issues a member access token for the demo student through the real grant and token functions,
+ * as an authorization would have (bench only: the flow itself is tested end to end elsewhere).
  */
-export async function issueMemberToken(env: Record<string, string>): Promise<string> {
+export async function issueMemberToken(
+  env: Record<string, string>,
+  scopes: readonly string[] = ['openid', 'account:read'],
+): Promise<string> {
   const config = loadConfig(env);
   const db = openDatabase(config.database);
   try {
     const school = await findSchoolBySubdomain(db, 'demo');
     const user = await findUserByEmail(db, 'student@example.com');
     if (!school || !user) throw new Error('demo data missing');
-    const now = isoNow();
-    const grantId = newId('grt');
-    const scopes = 'openid account:read';
-    await db
-      .insertInto('oauth_grants')
-      .values({
-        id: grantId,
-        client_id: DEMO_MEMBER_APP_ID,
-        user_id: user.id,
-        school_id: school.id,
-        audience: 'member',
-        scopes,
-        resource: config.baseUrl,
-        auth_time: now,
-        created_at: now,
-        last_used_at: null,
-        revoked_at: null,
-      })
-      .execute();
-    const token = randomToken();
-    await db
-      .insertInto('oauth_tokens')
-      .values({
-        token_hash: sha256(token),
-        kind: 'access',
-        grant_id: grantId,
-        client_id: DEMO_MEMBER_APP_ID,
-        user_id: user.id,
-        school_id: school.id,
-        scopes,
-        resource: config.baseUrl,
-        expires_at: isoIn(3600),
-        created_at: now,
-        revoked_at: null,
-        rotated_at: null,
-      })
-      .execute();
-    return token;
+    const grant = await createGrant(db, {
+      clientId: DEMO_MEMBER_APP_ID,
+      userId: user.id,
+      schoolId: school.id,
+      audience: 'member',
+      scopes: [...scopes],
+      resource: config.baseUrl,
+      authTime: isoNow(),
+    });
+    return (await issueTokens(db, grant, scopes)).accessToken;
   } finally {
     await db.destroy();
   }

@@ -6,7 +6,9 @@ import { randomToken, sha256 } from '../src/crypto/tokens.ts';
 import { DEMO_MEMBER_APP_ID } from '../src/domain/demo-seed.ts';
 import { findSchoolBySubdomain } from '../src/domain/schools.ts';
 import { findUserByEmail } from '../src/domain/users.ts';
-import { type Db, inTransaction, openDatabase } from '../src/store/database.ts';
+import { createGrant } from '../src/oauth/grants.ts';
+import { issueTokens } from '../src/oauth/tokens.ts';
+import { type Db, inTransaction, openDatabase, type Tx } from '../src/store/database.ts';
 import { isoIn, isoNow } from '../src/store/time.ts';
 import type { Scenario } from './measure.ts';
 import { DURATION_SECONDS, measure } from './measure.ts';
@@ -28,8 +30,9 @@ interface Prepared {
 
 /**
  * Fills the store as authorizations would have (bench only; the flow itself is tested end to
- * end): one access token, one refresh token per connection, and a pool of codes whose expiry is
- * pushed past the run (codes normally live 60 s).
+ * end): one access token and one refresh token per connection, issued through the real grant and
+ * token functions, and a pool of codes whose expiry is pushed past the run (codes normally live
+ * 60 s), written in bulk with their grants because the pool holds tens of thousands.
  */
 async function prepare(env: Record<string, string>, codes: number, refreshTokens: number): Promise<Prepared> {
   const config = loadConfig(env);
@@ -54,44 +57,29 @@ async function prepare(env: Record<string, string>, codes: number, refreshTokens
       last_used_at: null,
       revoked_at: null,
     });
-    const token = (grantId: string, kind: 'access' | 'refresh', value: string) => ({
-      token_hash: sha256(value),
-      kind,
-      grant_id: grantId,
-      client_id: DEMO_MEMBER_APP_ID,
-      user_id: user.id,
-      school_id: school.id,
-      scopes: SCOPES,
-      resource: config.baseUrl,
-      expires_at: isoIn(kind === 'access' ? 3600 : 30 * 86_400),
-      created_at: now,
-      revoked_at: null,
-      rotated_at: null,
-    });
     const out: Prepared = {
-      accessToken: randomToken(),
+      accessToken: '',
       refreshTokens: [],
       codes: [],
       verifier,
       resource: config.baseUrl,
     };
+    const scopes = SCOPES.split(' ');
+    const issue = async (tx: Tx) => {
+      const g = await createGrant(tx, {
+        clientId: DEMO_MEMBER_APP_ID,
+        userId: user.id,
+        schoolId: school.id,
+        audience: 'member',
+        scopes,
+        resource: config.baseUrl,
+        authTime: now,
+      });
+      return issueTokens(tx, g, scopes);
+    };
     await inTransaction(db, async (tx) => {
-      const first = grant();
-      await tx.insertInto('oauth_grants').values(first).execute();
-      await tx
-        .insertInto('oauth_tokens')
-        .values(token(first.id, 'access', out.accessToken))
-        .execute();
-      for (let i = 0; i < refreshTokens; i++) {
-        const g = grant();
-        const value = randomToken();
-        out.refreshTokens.push(value);
-        await tx.insertInto('oauth_grants').values(g).execute();
-        await tx
-          .insertInto('oauth_tokens')
-          .values(token(g.id, 'refresh', value))
-          .execute();
-      }
+      out.accessToken = (await issue(tx)).accessToken;
+      for (let i = 0; i < refreshTokens; i++) out.refreshTokens.push((await issue(tx)).refreshToken);
       for (let start = 0; start < codes; start += CHUNK) {
         const grants = Array.from({ length: Math.min(CHUNK, codes - start) }, grant);
         await tx.insertInto('oauth_grants').values(grants).execute();

@@ -77,16 +77,13 @@ export async function seedAccountFixture(t: TestApp): Promise<AccountFixture> {
   const cmSection = await createSection(db, a.id, classmateCourse, { title: 'Only hers' });
   const classmateOnly = await createLecture(db, a.id, cmSection.id, { title: 'Hidden', type: 'text' });
 
-  // Ids are time-sortable to the millisecond: a tick between rows makes their order certain.
-  const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+  // Ids are monotonic (src/crypto/ids.ts), so these enrollments sort in the order made.
   const eLifetime = await enroll(db, a.id, { userId: student.id, courseId: lifetime });
-  await tick();
   const eExpiring = await enroll(db, a.id, {
     userId: student.id,
     courseId: expiring,
     expiresAt: isoIn(30 * 86400),
   });
-  await tick();
   const eExpired = await enroll(db, a.id, { userId: student.id, courseId: expired, expiresAt: isoIn(3600) });
   const eInB = await enroll(db, b.id, { userId: student.id, courseId: other });
   await enroll(db, a.id, { userId: classmate.id, courseId: classmateCourse });
@@ -144,7 +141,6 @@ export async function seedAccountFixture(t: TestApp): Promise<AccountFixture> {
       createdAt: isoIn(-86400 * (10 - i)),
     });
     ordersA.push(o.id);
-    await tick();
   }
   await recordOrder(db, a.id, {
     userId: classmate.id,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
+import type { DestinationStream } from 'pino';
 import { createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { AppEnv } from '../../src/http/context.ts';
@@ -22,12 +23,13 @@ export interface TestApp {
 }
 
 /**
- * Builds a test app; `env` overrides configuration (BASE_URL defaults to http://lectern.test),
- * `cimdFetch` how its metadata-document fetcher reaches a local test site.
+ * Builds a test app; `env` overrides configuration (BASE_URL defaults to http://lectern.test,
+ * LOG_LEVEL to silent). `cimdFetch`: how its metadata-document fetcher reaches a local test site;
+ * `logDestination` receives the log lines (see logged-app.ts).
  */
 export async function createTestApp(
   env: Record<string, string> = {},
-  options: { cimdFetch?: CimdFetchOptions } = {},
+  options: { cimdFetch?: CimdFetchOptions; logDestination?: DestinationStream } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -41,7 +43,12 @@ export async function createTestApp(
     ...env,
   });
   const db = openDatabase(database.options);
-  const runtime = await openRuntime(config, { db, processMetrics: false, cimdFetch: options.cimdFetch });
+  const runtime = await openRuntime(config, {
+    db,
+    logDestination: options.logDestination,
+    processMetrics: false,
+    cimdFetch: options.cimdFetch,
+  });
   const app = createApp(runtime);
   return {
     app,

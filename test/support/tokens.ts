@@ -1,12 +1,15 @@
-import { newId } from '../../src/crypto/ids.ts';
-import { randomToken, sha256 } from '../../src/crypto/tokens.ts';
+import { sha256 } from '../../src/crypto/tokens.ts';
+import { createGrant } from '../../src/oauth/grants.ts';
+import { issueTokens } from '../../src/oauth/tokens.ts';
 import { isoIn, isoNow } from '../../src/store/time.ts';
 import type { TestApp } from './app.ts';
 
 /**
- * Writes a grant and an access token straight into the token store, for tests of the protected
- * surfaces' own rules (scopes, isolation, expiry). End-to-end tests get tokens through the real
- * authorization flow instead (test/support/oauth-flow.ts).
+ * Issues an access token through the real grant and token functions (createGrant, issueTokens),
+ * skipping only the authorization flow, for tests of the protected surfaces' own rules (scopes,
+ * isolation, expiry). End-to-end tests get tokens through the real authorization flow instead
+ * (test/support/oauth-flow.ts). The client row is written directly when missing: test clients
+ * have fixed ids, which no registration path gives.
  */
 export async function issueTestToken(
   t: TestApp,
@@ -19,7 +22,7 @@ export async function issueTestToken(
     resource?: string;
     expiresInSeconds?: number;
   },
-): Promise<{ token: string; grantId: string; clientId: string }> {
+): Promise<{ token: string; refreshToken: string; grantId: string; clientId: string }> {
   const db = t.runtime.db;
   const now = isoNow();
   const clientId = options.clientId ?? `test-client-${options.audience}`;
@@ -52,41 +55,23 @@ export async function issueTestToken(
       })
       .execute();
   }
-  const grantId = newId('grt');
-  const resource = options.resource ?? t.config.baseUrl;
-  await db
-    .insertInto('oauth_grants')
-    .values({
-      id: grantId,
-      client_id: clientId,
-      user_id: options.userId,
-      school_id: options.schoolId,
-      audience: options.audience,
-      scopes: options.scopes.join(' '),
-      resource,
-      auth_time: now,
-      created_at: now,
-      last_used_at: null,
-      revoked_at: null,
-    })
-    .execute();
-  const token = randomToken();
-  await db
-    .insertInto('oauth_tokens')
-    .values({
-      token_hash: sha256(token),
-      kind: 'access',
-      grant_id: grantId,
-      client_id: clientId,
-      user_id: options.userId,
-      school_id: options.schoolId,
-      scopes: options.scopes.join(' '),
-      resource,
-      expires_at: isoIn(options.expiresInSeconds ?? 3600),
-      created_at: now,
-      revoked_at: null,
-      rotated_at: null,
-    })
-    .execute();
-  return { token, grantId, clientId };
+  const grant = await createGrant(db, {
+    clientId,
+    userId: options.userId,
+    schoolId: options.schoolId,
+    audience: options.audience,
+    scopes: [...options.scopes],
+    resource: options.resource ?? t.config.baseUrl,
+    authTime: now,
+  });
+  const issued = await issueTokens(db, grant, options.scopes);
+  // The one adjustment the real functions cannot make: a lifetime other than the product's hour.
+  if (options.expiresInSeconds !== undefined) {
+    await db
+      .updateTable('oauth_tokens')
+      .set({ expires_at: isoIn(options.expiresInSeconds) })
+      .where('token_hash', '=', sha256(issued.accessToken))
+      .execute();
+  }
+  return { token: issued.accessToken, refreshToken: issued.refreshToken, grantId: grant.id, clientId };
 }
