@@ -2,7 +2,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/crypto/ids.ts';
 import { randomToken, sha256 } from '../src/crypto/tokens.ts';
-import { DEMO_MEMBER_APP_ID } from '../src/domain/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID } from '../src/domain/demo/demo-seed.ts';
 import { isoIn, isoNow } from '../src/store/time.ts';
 import { issueMemberToken } from './mcp-scenarios.ts';
 import type { Scenario } from './measure.ts';

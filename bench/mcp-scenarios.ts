@@ -1,7 +1,7 @@
 import { loadConfig } from '../src/config.ts';
-import { DEMO_MEMBER_APP_ID } from '../src/domain/demo-seed.ts';
-import { findSchoolBySubdomain } from '../src/domain/schools.ts';
-import { findUserByEmail } from '../src/domain/users.ts';
+import { DEMO_MEMBER_APP_ID } from '../src/domain/demo/demo-seed.ts';
+import { findSchoolBySubdomain } from '../src/domain/school/schools.ts';
+import { findUserByEmail } from '../src/domain/school/users.ts';
 import { createGrant } from '../src/oauth/grants.ts';
 import { issueTokens } from '../src/oauth/tokens.ts';
 import { openDatabase } from '../src/store/database.ts';

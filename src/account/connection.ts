@@ -1,4 +1,4 @@
-import { encodeCursor, type Page, type PageParams } from '../domain/pagination.ts';
+import { encodeCursor, type Page, type PageParams } from '../domain/kernel/pagination.ts';
 import { LIMITS } from './limits.ts';
 
 /** Relay connection arguments as the schema declares them (`first` already range-checked). */

@@ -1,16 +1,16 @@
 import DataLoader from 'dataloader';
-import type { Section } from '../domain/curriculum.ts';
-import type { Event } from '../domain/events.ts';
-import type { LectureProgress } from '../domain/lecture-progress.ts';
+import type { Section } from '../domain/catalog/curriculum.ts';
+import type { Event } from '../domain/community/events.ts';
+import type { CoursesTable } from '../domain/kernel/tables.ts';
+import type { LectureProgress } from '../domain/learning/lecture-progress.ts';
 import {
   loadMemberCourses,
   loadMemberCurricula,
   loadMemberLectureProgress,
   loadSchoolEvents,
-} from '../domain/member-account.ts';
-import { getMemberProfile, type MemberProfile, type MemberScope } from '../domain/member-reads.ts';
-import { findSchoolById, type School } from '../domain/schools.ts';
-import type { CoursesTable } from '../domain/tables.ts';
+} from '../domain/member/member-account.ts';
+import { getMemberProfile, type MemberProfile, type MemberScope } from '../domain/member/member-reads.ts';
+import { findSchoolById, type School } from '../domain/school/schools.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { Db } from '../store/database.ts';
 

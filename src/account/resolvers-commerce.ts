@@ -1,7 +1,7 @@
-import type { EventRegistration } from '../domain/event-registrations.ts';
-import type { Event } from '../domain/events.ts';
-import type { Order, OrderItem } from '../domain/orders.ts';
-import type { MemberSubscription } from '../domain/subscriptions.ts';
+import type { Order, OrderItem } from '../domain/commerce/orders.ts';
+import type { MemberSubscription } from '../domain/commerce/subscriptions.ts';
+import type { EventRegistration } from '../domain/community/event-registrations.ts';
+import type { Event } from '../domain/community/events.ts';
 import type { AccountContext } from './context.ts';
 
 const money = (amount: number, currency: string) => ({ amount, currency });

@@ -1,7 +1,7 @@
-import type { Lecture, Section } from '../domain/curriculum.ts';
-import type { EnrollmentSummary } from '../domain/enrollments.ts';
-import type { LectureProgress } from '../domain/lecture-progress.ts';
-import type { CoursesTable } from '../domain/tables.ts';
+import type { Lecture, Section } from '../domain/catalog/curriculum.ts';
+import type { CoursesTable } from '../domain/kernel/tables.ts';
+import type { EnrollmentSummary } from '../domain/learning/enrollments.ts';
+import type { LectureProgress } from '../domain/learning/lecture-progress.ts';
 import type { AccountContext } from './context.ts';
 
 /** What the lectures below a course need to know about the member's enrollment. */

@@ -3,7 +3,7 @@ import {
   recordMemberLectureProgress,
   registerMemberForEvent,
   renameMember,
-} from '../domain/member-account.ts';
+} from '../domain/member/member-account.ts';
 import type { AccountContext } from './context.ts';
 import { VIEWER, type ViewerNode } from './resolvers-viewer.ts';
 

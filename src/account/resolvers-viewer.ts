@@ -1,4 +1,4 @@
-import type { EnrollmentState } from '../domain/enrollments.ts';
+import type { EnrollmentState } from '../domain/learning/enrollments.ts';
 import {
   countMemberEnrollments,
   countMemberEventRegistrations,
@@ -7,8 +7,8 @@ import {
   listMemberEventRegistrations,
   listMemberOrders,
   listMemberSubscriptions,
-} from '../domain/member-account.ts';
-import { listMemberEnrollmentSummaries } from '../domain/member-reads.ts';
+} from '../domain/member/member-account.ts';
+import { listMemberEnrollmentSummaries } from '../domain/member/member-reads.ts';
 import { type ConnectionArgs, lazyConnection } from './connection.ts';
 import type { AccountContext } from './context.ts';
 

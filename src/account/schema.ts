@@ -9,7 +9,7 @@ import {
   Kind,
   type ValueNode,
 } from 'graphql';
-import { MAX_AMOUNT, toIsoTimestamp } from '../domain/checks.ts';
+import { MAX_AMOUNT, toIsoTimestamp } from '../domain/kernel/checks.ts';
 import { connectionResolvers } from './connection.ts';
 import { commerceResolvers } from './resolvers-commerce.ts';
 import { courseResolvers } from './resolvers-courses.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { Amount, Count, Currency, Email, HttpUrl, Slug } from '../domain/fields.ts';
-import { MAX_PAGE_LIMIT } from '../domain/pagination.ts';
+import { Amount, Count, Currency, Email, HttpUrl, Slug } from '../domain/kernel/fields.ts';
+import { MAX_PAGE_LIMIT } from '../domain/kernel/pagination.ts';
 
 /**
  * Building blocks shared by every admin operation's schemas: ids, timestamps, money, pages and

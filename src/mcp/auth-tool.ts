@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findSchoolById } from '../domain/schools.ts';
+import { findSchoolById } from '../domain/school/schools.ts';
 import { ACCOUNT_CHALLENGE_SCOPES, formatScopes, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { authenticationGuide } from './instructions.ts';
 import { defineTool, READ_ONLY } from './tool.ts';

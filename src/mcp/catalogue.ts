@@ -1,4 +1,4 @@
-import { isOperator } from '../domain/roles.ts';
+import { isOperator } from '../domain/school/roles.ts';
 import { decide } from '../resource/authorization.ts';
 import type { Principal } from '../resource/principal.ts';
 import { type AnyMcpTool, toolRequirement } from './tool.ts';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { EnrollmentSummary } from '../domain/enrollments.ts';
-import type { EventRegistration } from '../domain/event-registrations.ts';
-import { loadSchoolEvents } from '../domain/member-account.ts';
-import type { MemberScope } from '../domain/member-reads.ts';
+import type { EventRegistration } from '../domain/community/event-registrations.ts';
+import type { EnrollmentSummary } from '../domain/learning/enrollments.ts';
+import { loadSchoolEvents } from '../domain/member/member-account.ts';
+import type { MemberScope } from '../domain/member/member-reads.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
 import type { ToolCall } from './tool.ts';

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { findCourse, findCourseBySlug } from '../domain/courses.ts';
-import { ENROLLMENT_STATES, findEnrollmentOf } from '../domain/enrollments.ts';
+import { findCourse, findCourseBySlug } from '../domain/catalog/courses.ts';
+import { ENROLLMENT_STATES, findEnrollmentOf } from '../domain/learning/enrollments.ts';
 import {
   listMemberEventRegistrations,
   listMemberOrders,
   loadMemberCurricula,
   loadMemberLectureProgress,
-} from '../domain/member-account.ts';
-import { listMemberEnrollmentSummaries } from '../domain/member-reads.ts';
+} from '../domain/member/member-account.ts';
+import { listMemberEnrollmentSummaries } from '../domain/member/member-reads.ts';
 import { problems } from '../errors/problem-error.ts';
 import {
   enrollmentShape,

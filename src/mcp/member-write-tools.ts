@@ -3,7 +3,7 @@ import {
   cancelMemberEventRegistration,
   recordMemberLectureProgress,
   registerMemberForEvent,
-} from '../domain/member-account.ts';
+} from '../domain/member/member-account.ts';
 import {
   enrollmentShape,
   memberScope,

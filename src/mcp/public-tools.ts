@@ -6,8 +6,8 @@ import {
   searchPublicCourses,
   toPublicSchool,
   upcomingPublicEvents,
-} from '../domain/public-catalogue.ts';
-import { findSchoolById, type School } from '../domain/schools.ts';
+} from '../domain/catalog/public-catalogue.ts';
+import { findSchoolById, type School } from '../domain/school/schools.ts';
 import { problems } from '../errors/problem-error.ts';
 import { howToAuthenticate } from './auth-tool.ts';
 import { type AnyMcpTool, defineTool, READ_ONLY, type ToolCall } from './tool.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_PAGE_LIMIT } from '../domain/pagination.ts';
+import { MAX_PAGE_LIMIT } from '../domain/kernel/pagination.ts';
 
 /**
  * Tool arguments are strict: a key the schema does not list is an error naming it, never

@@ -1,5 +1,5 @@
-import { findMembership } from '../domain/memberships.ts';
-import { findUserById } from '../domain/users.ts';
+import { findMembership } from '../domain/school/memberships.ts';
+import { findUserById } from '../domain/school/users.ts';
 import type { AppContext } from '../http/context.ts';
 
 /** The identity claims of spec §2.4 as both UserInfo and the id_token carry them. */

@@ -1,5 +1,5 @@
-import { isMember, isOperator, parseRoles } from '../domain/roles.ts';
-import { betaFeatures } from '../domain/schools.ts';
+import { isMember, isOperator, parseRoles } from '../domain/school/roles.ts';
+import { betaFeatures } from '../domain/school/schools.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext } from '../http/context.ts';
 import type { OAuthClient } from './clients.ts';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { findMembership } from '../domain/memberships.ts';
+import { findMembership } from '../domain/school/memberships.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { authenticateClient } from './client-auth.ts';

@@ -1,4 +1,4 @@
-import { isOperator } from '../domain/roles.ts';
+import { isOperator } from '../domain/school/roles.ts';
 import { mayBeGranted } from '../oauth/scope-policy.ts';
 import { type Audience, hasScope } from '../oauth/scopes.ts';
 import type { Principal } from './principal.ts';

@@ -1,7 +1,7 @@
 import { CompiledQuery, type InferResult } from 'kysely';
 import type { Config } from '../config.ts';
 import { sha256 } from '../crypto/tokens.ts';
-import { parseRoles } from '../domain/roles.ts';
+import { parseRoles } from '../domain/school/roles.ts';
 import { type Audience, parseScopes } from '../oauth/scopes.ts';
 import { changeWatermark, type Db } from '../store/database.ts';
 import type { Principal } from './principal.ts';

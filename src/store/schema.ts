@@ -1,4 +1,4 @@
-import type { DomainTables } from '../domain/tables.ts';
+import type { DomainTables } from '../domain/kernel/tables.ts';
 import type { OAuthTables } from '../oauth/tables.ts';
 
 /** The whole database as Kysely sees it: each feature contributes its own tables. */

@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { verifyPassword } from '../crypto/passwords.ts';
-import { findUserByEmail, normalizeEmail } from '../domain/users.ts';
+import { findUserByEmail, normalizeEmail } from '../domain/school/users.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import {

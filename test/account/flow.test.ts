@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
+import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { obtainTokens } from '../support/oauth-flow.ts';
 import { gql } from './fixtures.ts';

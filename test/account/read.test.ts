@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { encodeCursor } from '../../src/domain/pagination.ts';
+import { encodeCursor } from '../../src/domain/kernel/pagination.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { type AccountFixture, gql, seedAccountFixture } from './fixtures.ts';
 

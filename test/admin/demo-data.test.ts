@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminOperations } from '../../src/admin/catalogue.ts';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
-import { findUserByEmail } from '../../src/domain/users.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
+import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { issueTestToken } from '../support/tokens.ts';

@@ -1,7 +1,7 @@
-import { addRoles } from '../../src/domain/memberships.ts';
-import type { Role } from '../../src/domain/roles.ts';
-import { createSchool } from '../../src/domain/schools.ts';
-import { createUser } from '../../src/domain/users.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import type { Role } from '../../src/domain/school/roles.ts';
+import { createSchool } from '../../src/domain/school/schools.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import type { TestApp } from '../support/app.ts';
 import { issueTestToken } from '../support/tokens.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { recordOrder } from '../../src/domain/orders.ts';
+import { recordOrder } from '../../src/domain/commerce/orders.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { ENGINE } from '../support/database.ts';
 import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';

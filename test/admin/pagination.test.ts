@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminOperations } from '../../src/admin/catalogue.ts';
 import { pageItems } from '../../src/admin/schemas.ts';
-import { encodeCursor } from '../../src/domain/pagination.ts';
+import { encodeCursor } from '../../src/domain/kernel/pagination.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { api, schoolFixture } from './fixtures.ts';
 import { seedWorld, type World } from './world.ts';

@@ -11,8 +11,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 

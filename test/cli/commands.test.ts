@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../../src/crypto/passwords.ts';
-import { findMembership } from '../../src/domain/memberships.ts';
-import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
-import { findUserByEmail } from '../../src/domain/users.ts';
+import { findMembership } from '../../src/domain/school/memberships.ts';
+import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
+import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { type Db, openDatabase } from '../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { cliEnv, runLectern } from './run.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { CustomFetch } from 'openid-client';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { registerLoopbackClient } from '../support/oauth-flow.ts';
 import { CIMD_HOST, type CimdSite, startCimdSite } from './cimd-server.ts';

@@ -9,8 +9,8 @@ import {
   listCourses,
   searchCatalogue,
   updateCourse,
-} from '../../src/domain/courses.ts';
-import { createLecturer } from '../../src/domain/lecturers.ts';
+} from '../../src/domain/catalog/courses.ts';
+import { createLecturer } from '../../src/domain/catalog/lecturers.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 
 describe('courses repository contract', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createCourse } from '../../src/domain/courses.ts';
+import { createCourse } from '../../src/domain/catalog/courses.ts';
 import {
   createLecture,
   createSection,
@@ -12,7 +12,7 @@ import {
   reorderSections,
   updateLecture,
   updateSection,
-} from '../../src/domain/curriculum.ts';
+} from '../../src/domain/catalog/curriculum.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 
 describe('curriculum repository contract', () => {

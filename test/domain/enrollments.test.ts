@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createCourse } from '../../src/domain/courses.ts';
-import { createLecture, createSection, deleteLecture } from '../../src/domain/curriculum.ts';
+import { createCourse } from '../../src/domain/catalog/courses.ts';
+import { createLecture, createSection, deleteLecture } from '../../src/domain/catalog/curriculum.ts';
 import {
   countEnrollments,
   enroll,
@@ -12,9 +12,9 @@ import {
   recordLectureProgress,
   setEnrollmentExpiry,
   unenroll,
-} from '../../src/domain/enrollments.ts';
-import { findMembership } from '../../src/domain/memberships.ts';
-import { createUser } from '../../src/domain/users.ts';
+} from '../../src/domain/learning/enrollments.ts';
+import { findMembership } from '../../src/domain/school/memberships.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 

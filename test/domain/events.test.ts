@@ -7,7 +7,7 @@ import {
   listEventRegistrations,
   listUserRegistrations,
   registerForEvent,
-} from '../../src/domain/event-registrations.ts';
+} from '../../src/domain/community/event-registrations.ts';
 import {
   countEvents,
   createEvent,
@@ -16,9 +16,9 @@ import {
   listEvents,
   listUpcomingPublicEvents,
   updateEvent,
-} from '../../src/domain/events.ts';
-import { addRoles } from '../../src/domain/memberships.ts';
-import { createUser } from '../../src/domain/users.ts';
+} from '../../src/domain/community/events.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 

@@ -1,6 +1,6 @@
-import { addRoles } from '../../src/domain/memberships.ts';
-import { createSchool } from '../../src/domain/schools.ts';
-import { createUser } from '../../src/domain/users.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { createSchool } from '../../src/domain/school/schools.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { type Db, migrateToLatest, openDatabase } from '../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 

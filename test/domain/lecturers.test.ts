@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createCourse } from '../../src/domain/courses.ts';
+import { createCourse } from '../../src/domain/catalog/courses.ts';
 import {
   countLecturers,
   createLecturer,
@@ -9,7 +9,7 @@ import {
   getLecturer,
   listLecturers,
   updateLecturer,
-} from '../../src/domain/lecturers.ts';
+} from '../../src/domain/catalog/lecturers.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 
 describe('lecturers repository contract', () => {

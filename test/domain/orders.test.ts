@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { revenueTotals } from '../../src/domain/analytics.ts';
-import { countOrders, findOrder, getOrder, listOrders, recordOrder } from '../../src/domain/orders.ts';
+import { revenueTotals } from '../../src/domain/commerce/analytics.ts';
+import {
+  countOrders,
+  findOrder,
+  getOrder,
+  listOrders,
+  recordOrder,
+} from '../../src/domain/commerce/orders.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 
 describe('orders repository contract', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createCourse } from '../../src/domain/courses.ts';
+import { createCourse } from '../../src/domain/catalog/courses.ts';
 import {
   checkLimit,
   countRows,
@@ -8,7 +8,7 @@ import {
   encodeCursor,
   type Page,
   paginate,
-} from '../../src/domain/pagination.ts';
+} from '../../src/domain/kernel/pagination.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 
 describe('cursor pagination over time-sortable ids', () => {

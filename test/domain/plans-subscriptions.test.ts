@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createCourse } from '../../src/domain/courses.ts';
+import { createCourse } from '../../src/domain/catalog/courses.ts';
 import {
   countMembershipPlans,
   createMembershipPlan,
@@ -8,14 +8,14 @@ import {
   getMembershipPlan,
   listMembershipPlans,
   updateMembershipPlan,
-} from '../../src/domain/membership-plans.ts';
+} from '../../src/domain/commerce/membership-plans.ts';
 import {
   cancelSubscription,
   countSubscriptions,
   createSubscription,
   getSubscription,
   listSubscriptions,
-} from '../../src/domain/subscriptions.ts';
+} from '../../src/domain/commerce/subscriptions.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 

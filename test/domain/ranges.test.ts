@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MAX_AMOUNT, MAX_COUNT } from '../../src/domain/checks.ts';
-import { createCoupon, updateCoupon } from '../../src/domain/coupons.ts';
-import { createCourse, updateCourse } from '../../src/domain/courses.ts';
-import { createDigitalProduct } from '../../src/domain/digital-products.ts';
-import { createMembershipPlan } from '../../src/domain/membership-plans.ts';
-import { recordOrder } from '../../src/domain/orders.ts';
+import { createCourse, updateCourse } from '../../src/domain/catalog/courses.ts';
+import { createCoupon, updateCoupon } from '../../src/domain/commerce/coupons.ts';
+import { createDigitalProduct } from '../../src/domain/commerce/digital-products.ts';
+import { createMembershipPlan } from '../../src/domain/commerce/membership-plans.ts';
+import { recordOrder } from '../../src/domain/commerce/orders.ts';
+import { MAX_AMOUNT, MAX_COUNT } from '../../src/domain/kernel/checks.ts';
 import { ENGINE } from '../support/database.ts';
 import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
 

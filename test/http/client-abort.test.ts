@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { addRoles } from '../../src/domain/memberships.ts';
-import { createSchool } from '../../src/domain/schools.ts';
-import { createUser } from '../../src/domain/users.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { createSchool } from '../../src/domain/school/schools.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createLoggedTestApp, type LoggedTestApp } from '../support/logged-app.ts';

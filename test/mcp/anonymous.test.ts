@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { encodeCursor } from '../../src/domain/pagination.ts';
+import { encodeCursor } from '../../src/domain/kernel/pagination.ts';
 import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
 
 const PUBLIC_TOOLS = [
@@ -79,7 +79,7 @@ for (const modern of [false, true]) {
     });
 
     it('search_courses pages with limit and cursor', async () => {
-      const { createCourse } = await import('../../src/domain/courses.ts');
+      const { createCourse } = await import('../../src/domain/catalog/courses.ts');
       await createCourse(live.t.runtime.db, seeded.schoolId, {
         slug: `more-${modern}`,
         title: 'More',
@@ -197,7 +197,7 @@ for (const modern of [false, true]) {
         (second.structuredContent as { events: Array<{ title: string }> }).events.map((e) => e.title),
         ['Office hours'],
       );
-      const { createEvent } = await import('../../src/domain/events.ts');
+      const { createEvent } = await import('../../src/domain/community/events.ts');
       const { isoIn } = await import('../../src/store/time.ts');
       const foreign = await createEvent(live.t.runtime.db, seeded.otherSchoolId, {
         title: `Other school meetup ${modern}`,

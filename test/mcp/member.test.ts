@@ -209,7 +209,7 @@ describe('MCP member tools', () => {
   });
 
   it("a member token of another school sees none of this school's member data", async () => {
-    const { addRoles } = await import('../../src/domain/memberships.ts');
+    const { addRoles } = await import('../../src/domain/school/memberships.ts');
     await addRoles(live.t.runtime.db, seeded.otherSchoolId, seeded.studentId, ['student']);
     const { token } = await issueTestToken(live.t, {
       userId: seeded.studentId,

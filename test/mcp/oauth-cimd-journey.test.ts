@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { Browser } from '../support/oauth-flow.ts';
 import { writeTestCertificate } from '../support/tls.ts';

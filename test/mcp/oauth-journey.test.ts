@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
+import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { Browser } from '../support/oauth-flow.ts';
 import { type LiveApp, startLiveApp } from './harness.ts';

@@ -61,9 +61,9 @@ describe('MCP operator tools, one per admin operation', () => {
   }
 
   it('every read-only tool that needs no argument answers on the demo school with structured content matching its schema', async () => {
-    const { seedDemoData } = await import('../../src/domain/demo-seed.ts');
-    const { findSchoolBySubdomain } = await import('../../src/domain/schools.ts');
-    const { findUserByEmail } = await import('../../src/domain/users.ts');
+    const { seedDemoData } = await import('../../src/domain/demo/demo-seed.ts');
+    const { findSchoolBySubdomain } = await import('../../src/domain/school/schools.ts');
+    const { findUserByEmail } = await import('../../src/domain/school/users.ts');
     const demoLive = await startLiveApp();
     try {
       await seedDemoData(demoLive.t.runtime.db);

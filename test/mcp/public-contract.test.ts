@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { createCourse } from '../../src/domain/courses.ts';
-import { createEvent } from '../../src/domain/events.ts';
-import { createSchool } from '../../src/domain/schools.ts';
+import { createCourse } from '../../src/domain/catalog/courses.ts';
+import { createEvent } from '../../src/domain/community/events.ts';
+import { createSchool } from '../../src/domain/school/schools.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { issueTestToken } from '../support/tokens.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { formatScopes, MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { Browser } from '../support/oauth-flow.ts';
 import { type LiveApp, startLiveApp } from './harness.ts';

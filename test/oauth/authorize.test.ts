@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
-import { addRoles } from '../../src/domain/memberships.ts';
-import { findSchoolBySubdomain, setBetaFeature } from '../../src/domain/schools.ts';
-import { findUserByEmail } from '../../src/domain/users.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { findSchoolBySubdomain, setBetaFeature } from '../../src/domain/school/schools.ts';
+import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { formatScopes, MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import {
@@ -234,7 +234,7 @@ describe('GET/POST /oauth/authorize', () => {
     });
 
     it('member app: a user without a role at the app’s school is refused (access_denied)', async () => {
-      const { createUser } = await import('../../src/domain/users.ts');
+      const { createUser } = await import('../../src/domain/school/users.ts');
       const { hashPassword } = await import('../../src/crypto/passwords.ts');
       const outsider = await createUser(t.runtime.db, {
         email: 'outsider@example.com',

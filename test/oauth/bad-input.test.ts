@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { Browser, registerLoopbackClient, signIn } from '../support/oauth-flow.ts';
 

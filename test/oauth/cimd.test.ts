@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/crypto/passwords.ts';
-import { addRoles } from '../../src/domain/memberships.ts';
-import { createSchool } from '../../src/domain/schools.ts';
-import { createUser } from '../../src/domain/users.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { createSchool } from '../../src/domain/school/schools.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { CIMD_PRUNE_AFTER_SECONDS, checkCimdUrl, lastCimdRefusal, pruneStale } from '../../src/oauth/cimd.ts';
 import {
   CIMD_TIMEOUT_MS,

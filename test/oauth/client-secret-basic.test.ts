@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { isoNow } from '../../src/store/time.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { obtainCode, registerLoopbackClient } from '../support/oauth-flow.ts';

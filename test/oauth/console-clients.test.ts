@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import { findClient } from '../../src/oauth/clients.ts';
 import { ensureVendorClients, loadVendors } from '../../src/oauth/vendors.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { Browser, formFields, obtainTokens, registerLoopbackClient, signIn } from '../support/oauth-flow.ts';
 

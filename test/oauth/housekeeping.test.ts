@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../../src/crypto/ids.ts';
 import { randomToken, sha256 } from '../../src/crypto/tokens.ts';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { PURGE_GRACE_SECONDS, purgeExpired } from '../../src/oauth/housekeeping.ts';
 import { isoIn, isoNow } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';

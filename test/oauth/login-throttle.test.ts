@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/crypto/passwords.ts';
-import { createUser } from '../../src/domain/users.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT } from '../../src/web/login.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { Browser, formFields } from '../support/oauth-flow.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { SESSION_COOKIE } from '../../src/http/sessions.ts';
 import { safeReturnTo } from '../../src/web/login.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';

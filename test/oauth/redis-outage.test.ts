@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { hashPassword } from '../../src/crypto/passwords.ts';
-import { createUser } from '../../src/domain/users.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { TEST_BASE_URL, type TestApp } from '../support/app.ts';

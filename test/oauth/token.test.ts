@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { obtainCode, obtainTokens, registerLoopbackClient, tokenRequest } from '../support/oauth-flow.ts';
 
@@ -257,7 +257,7 @@ describe('POST /api/oauth/token', () => {
     });
 
     it('member app: the token endpoint refuses once the school turns MCP connections off', async () => {
-      const { setBetaFeature, findSchoolBySubdomain } = await import('../../src/domain/schools.ts');
+      const { setBetaFeature, findSchoolBySubdomain } = await import('../../src/domain/school/schools.ts');
       const school = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
       const a = await obtainCode(t, {
         clientId: 'demo-member-app',
@@ -512,9 +512,9 @@ describe('POST /api/oauth/token', () => {
     });
 
     it('a grant stops refreshing when the user loses the role it needs (product.md §2)', async () => {
-      const { findUserByEmail } = await import('../../src/domain/users.ts');
-      const { findSchoolBySubdomain } = await import('../../src/domain/schools.ts');
-      const { addRoles } = await import('../../src/domain/memberships.ts');
+      const { findUserByEmail } = await import('../../src/domain/school/users.ts');
+      const { findSchoolBySubdomain } = await import('../../src/domain/school/schools.ts');
+      const { addRoles } = await import('../../src/domain/school/memberships.ts');
       const lecturer = (await findUserByEmail(t.runtime.db, 'lecturer@example.com'))!.id;
       const school = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
       await addRoles(t.runtime.db, school, lecturer, ['admin']);
@@ -538,7 +538,7 @@ describe('POST /api/oauth/token', () => {
     });
 
     it('member app: refresh stops while the school has MCP connections off, and works again after', async () => {
-      const { setBetaFeature, findSchoolBySubdomain } = await import('../../src/domain/schools.ts');
+      const { setBetaFeature, findSchoolBySubdomain } = await import('../../src/domain/school/schools.ts');
       const school = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
       const first = await obtainTokens(t, {
         clientId: 'demo-member-app',

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
-import { findUserByEmail } from '../../src/domain/users.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
+import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { decide } from '../../src/resource/authorization.ts';
 import type { Principal } from '../../src/resource/principal.ts';
 import { type LiveApp, postMcp, startLiveApp } from '../mcp/harness.ts';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { addRoles } from '../../src/domain/memberships.ts';
-import { createSchool } from '../../src/domain/schools.ts';
-import { createUser } from '../../src/domain/users.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { createSchool } from '../../src/domain/school/schools.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { bearerChallenge } from '../../src/resource/challenge.ts';
 import { type ProtectedEnv, requireBearer } from '../../src/resource/middleware.ts';
 import { createBearerVerifier } from '../../src/resource/verifier.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { ProblemError } from '../../src/errors/problem-error.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { issueTestToken } from '../support/tokens.ts';

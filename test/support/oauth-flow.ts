@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { DEMO_PASSWORD } from '../../src/domain/demo-seed.ts';
+import { DEMO_PASSWORD } from '../../src/domain/demo/demo-seed.ts';
 import type { TestApp } from './app.ts';
 
 /** A cookie jar that plays the browser against the in-process app (redirects are not followed). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { type Browser, obtainTokens } from '../support/oauth-flow.ts';
 import { assertPageHeaders, locationOf, signedIn, submit, userinfoStatus } from './pages-support.ts';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo-seed.ts';
-import { addRoles } from '../../src/domain/memberships.ts';
-import { betaFeatures, findSchoolById, findSchoolBySubdomain } from '../../src/domain/schools.ts';
-import { findUserByEmail } from '../../src/domain/users.ts';
+import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { betaFeatures, findSchoolById, findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
+import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { type Browser, obtainCode, obtainTokens, tokenRequest } from '../support/oauth-flow.ts';
 import { assertPageHeaders, csrfOf, locationOf, signedIn, submit, userinfoStatus } from './pages-support.ts';

@@ -12,7 +12,7 @@ import { auth as authV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
-import { DEMO_MEMBER_APP_ID, DEMO_PASSWORD, seedDemoData } from '../../src/domain/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID, DEMO_PASSWORD, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { formatScopes, MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { type LiveApp, startLiveApp } from '../mcp/harness.ts';
 import { BrowserPlayingProvider } from '../mcp/oauth-agent.ts';

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { seedDemoData } from '../../src/domain/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/schools.ts';
-import { findUserByEmail } from '../../src/domain/users.ts';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
+import { findUserByEmail } from '../../src/domain/school/users.ts';
 import {
   listSchoolConnections,
   listUserConnections,

@@ -5,7 +5,7 @@ import {
   revenueByDay,
   revenueTotals,
   summary,
-} from '../../domain/analytics.ts';
+} from '../../domain/commerce/analytics.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Currency, Id, named, Timestamp, toSnake } from '../schemas.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Comment, getComment, listComments } from '../../domain/comments.ts';
+import { type Comment, getComment, listComments } from '../../domain/community/comments.ts';
 import {
   type Form,
   type FormSubmission,
@@ -7,8 +7,8 @@ import {
   getFormSubmission,
   listFormSubmissions,
   listForms,
-} from '../../domain/forms.ts';
-import { mapPage } from '../../domain/pagination.ts';
+} from '../../domain/community/forms.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Id, named, PageQuery, pageOf, RangeQuery, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
 

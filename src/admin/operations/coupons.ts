@@ -8,8 +8,8 @@ import {
   listCoupons,
   PRODUCT_TYPES,
   updateCoupon,
-} from '../../domain/coupons.ts';
-import { mapPage } from '../../domain/pagination.ts';
+} from '../../domain/commerce/coupons.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,

@@ -7,9 +7,9 @@ import {
   getCourse,
   listCourses,
   updateCourse,
-} from '../../domain/courses.ts';
-import { Text } from '../../domain/fields.ts';
-import { mapPage } from '../../domain/pagination.ts';
+} from '../../domain/catalog/courses.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,

@@ -14,9 +14,9 @@ import {
   type Section,
   updateLecture,
   updateSection,
-} from '../../domain/curriculum.ts';
-import { Text } from '../../domain/fields.ts';
-import { requireSchoolFile } from '../../domain/storage.ts';
+} from '../../domain/catalog/curriculum.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { requireSchoolFile } from '../../domain/school/storage.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
 import { HttpUrl, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';

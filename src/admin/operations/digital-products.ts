@@ -7,9 +7,9 @@ import {
   listDigitalProducts,
   PRODUCT_STATUSES,
   updateDigitalProduct,
-} from '../../domain/digital-products.ts';
-import { Text } from '../../domain/fields.ts';
-import { mapPage } from '../../domain/pagination.ts';
+} from '../../domain/commerce/digital-products.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,

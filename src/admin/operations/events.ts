@@ -4,7 +4,7 @@ import {
   type EventRegistration,
   getRegistration,
   listEventRegistrations,
-} from '../../domain/event-registrations.ts';
+} from '../../domain/community/event-registrations.ts';
 import {
   createEvent,
   deleteEvent,
@@ -14,9 +14,9 @@ import {
   getEvent,
   listEvents,
   updateEvent,
-} from '../../domain/events.ts';
-import { Text } from '../../domain/fields.ts';
-import { mapPage } from '../../domain/pagination.ts';
+} from '../../domain/community/events.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation } from '../define-operation.ts';
 import { HttpUrl, Id, named, PageQuery, pageOf, QueryBool, Timestamp, toCamel, toSnake } from '../schemas.ts';

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { Text } from '../../domain/fields.ts';
 import {
   createLecturer,
   deleteLecturer,
@@ -7,8 +6,9 @@ import {
   type Lecturer,
   listLecturers,
   updateLecturer,
-} from '../../domain/lecturers.ts';
-import { mapPage } from '../../domain/pagination.ts';
+} from '../../domain/catalog/lecturers.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import { HttpUrl, Id, named, PageQuery, pageOf, Timestamp, toCamel, toSnake } from '../schemas.ts';
 

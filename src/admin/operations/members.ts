@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Text } from '../../domain/fields.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import {
   changeMemberRoles,
   getMember,
@@ -7,9 +8,8 @@ import {
   listMembers,
   type Member,
   removeMember,
-} from '../../domain/members-admin.ts';
-import { mapPage } from '../../domain/pagination.ts';
-import { ROLES } from '../../domain/roles.ts';
+} from '../../domain/school/members-admin.ts';
+import { ROLES } from '../../domain/school/roles.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation, type OperationContext } from '../define-operation.ts';
 import { Email, Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';

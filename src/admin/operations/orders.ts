@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { getOrder, listOrders, ORDER_STATUSES, type Order, PRODUCT_TYPES } from '../../domain/orders.ts';
-import { mapPage } from '../../domain/pagination.ts';
+import {
+  getOrder,
+  listOrders,
+  ORDER_STATUSES,
+  type Order,
+  PRODUCT_TYPES,
+} from '../../domain/commerce/orders.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { Text } from '../../domain/fields.ts';
 import {
   createSitePage,
   deleteSitePage,
@@ -7,8 +6,9 @@ import {
   listSitePages,
   type SitePage,
   updateSitePage,
-} from '../../domain/pages.ts';
-import { mapPage } from '../../domain/pagination.ts';
+} from '../../domain/community/pages.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   HttpUrl,

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { Text } from '../../domain/fields.ts';
 import {
   createMembershipPlan,
   deleteMembershipPlan,
@@ -9,15 +8,16 @@ import {
   PLAN_INTERVALS,
   PLAN_STATUSES,
   updateMembershipPlan,
-} from '../../domain/membership-plans.ts';
-import { mapPage } from '../../domain/pagination.ts';
+} from '../../domain/commerce/membership-plans.ts';
 import {
   cancelSubscription,
   getSubscription,
   listSubscriptions,
   SUBSCRIPTION_STATUSES,
   type Subscription,
-} from '../../domain/subscriptions.ts';
+} from '../../domain/commerce/subscriptions.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Amount, Currency, Id, named, PageQuery, pageOf, Timestamp, toCamel, toSnake } from '../schemas.ts';
 

@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { Text } from '../../domain/fields.ts';
-import { mapPage } from '../../domain/pagination.ts';
 import {
   createPost,
   deletePost,
@@ -9,7 +7,9 @@ import {
   POST_STATUSES,
   type Post,
   updatePost,
-} from '../../domain/posts.ts';
+} from '../../domain/community/posts.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Id, named, PageQuery, pageOf, SearchQuery, Slug, Timestamp, toCamel, toSnake } from '../schemas.ts';
 

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { type Appearance, FONTS, getAppearance, updateAppearance } from '../../domain/appearance.ts';
-import { Text } from '../../domain/fields.ts';
+import { Text } from '../../domain/kernel/fields.ts';
+import { type Appearance, FONTS, getAppearance, updateAppearance } from '../../domain/school/appearance.ts';
 import {
   canonicalLocale,
   getSchoolSettings,
   isTimeZone,
   type SchoolSettings,
   updateSchoolSettings,
-} from '../../domain/school-settings.ts';
-import { BETA_FEATURES } from '../../domain/schools.ts';
+} from '../../domain/school/school-settings.ts';
+import { BETA_FEATURES } from '../../domain/school/schools.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Currency, Email, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';

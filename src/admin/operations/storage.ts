@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mapPage } from '../../domain/pagination.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import {
   deleteStoredFile,
   getStoredFile,
@@ -7,7 +7,7 @@ import {
   readStoredFile,
   type StoredFile,
   storeFile,
-} from '../../domain/storage.ts';
+} from '../../domain/school/storage.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Id, named, PageQuery, pageOf, SearchQuery, Timestamp } from '../schemas.ts';

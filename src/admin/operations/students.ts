@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { Text } from '../../domain/kernel/fields.ts';
+import { mapPage } from '../../domain/kernel/pagination.ts';
 import {
   ENROLLMENT_SOURCES,
   ENROLLMENT_STATES,
@@ -9,11 +11,9 @@ import {
   listLectureProgress,
   setEnrollmentExpiry,
   unenroll,
-} from '../../domain/enrollments.ts';
-import { Text } from '../../domain/fields.ts';
-import { findMembership } from '../../domain/memberships.ts';
-import { mapPage } from '../../domain/pagination.ts';
-import { findOrCreateUser, findUserByEmail } from '../../domain/users.ts';
+} from '../../domain/learning/enrollments.ts';
+import { findMembership } from '../../domain/school/memberships.ts';
+import { findOrCreateUser, findUserByEmail } from '../../domain/school/users.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation, type OperationContext } from '../define-operation.ts';
 import { Email, Id, named, PageQuery, pageOf, Timestamp, toSnake } from '../schemas.ts';

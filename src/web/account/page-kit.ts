@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import { findUserById, type User } from '../../domain/users.ts';
+import { findUserById, type User } from '../../domain/school/users.ts';
 import type { AppContext } from '../../http/context.ts';
 import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from '../../http/sessions.ts';
 import { isFormRequest } from '../../oauth/form-body.ts';

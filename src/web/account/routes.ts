@@ -4,8 +4,8 @@
  */
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import { listMembershipsOfUser } from '../../domain/memberships.ts';
-import { isOperator } from '../../domain/roles.ts';
+import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
+import { isOperator } from '../../domain/school/roles.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { type Connection, listUserConnections, revokeOwnConnection } from '../../oauth/connected-apps.ts';
 import { describeScope } from '../../oauth/scopes.ts';

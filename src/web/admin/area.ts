@@ -4,9 +4,9 @@
  */
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import { listMembershipsOfUser } from '../../domain/memberships.ts';
-import { isOperator } from '../../domain/roles.ts';
-import { betaFeatures, findSchoolById, type School } from '../../domain/schools.ts';
+import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
+import { isOperator } from '../../domain/school/roles.ts';
+import { betaFeatures, findSchoolById, type School } from '../../domain/school/schools.ts';
 import type { AppContext } from '../../http/context.ts';
 import { messagePage, type NavLink, topNav, type Viewer } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';

@@ -4,7 +4,7 @@
  * a new secret, by a no-store page that shows it once).
  */
 import { type Context, Hono } from 'hono';
-import { setBetaFeature } from '../../domain/schools.ts';
+import { setBetaFeature } from '../../domain/school/schools.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { listSchoolConnections, revokeSchoolConnection } from '../../oauth/connected-apps.ts';
 import {

@@ -1,0 +1,312 @@
+import { sql } from 'kysely';
+import { newId } from '../../crypto/ids.ts';
+import { problems } from '../../errors/problem-error.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { isoNow } from '../../store/time.ts';
+import {
+  Checks,
+  deleteOwned,
+  isUniqueViolation,
+  lockRow,
+  slugTaken,
+  withTransaction,
+} from '../kernel/checks.ts';
+import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
+import type { CoursesTable } from '../kernel/tables.ts';
+
+export const COURSE_STATUSES = ['draft', 'published', 'archived'] as const;
+export type CourseStatus = (typeof COURSE_STATUSES)[number];
+
+/** A course as every surface sees it. Money: integer minor units beside its currency. */
+export interface Course {
+  id: string;
+  schoolId: string;
+  slug: string;
+  title: string;
+  description: string;
+  status: CourseStatus;
+  priceAmount: number;
+  currency: string;
+  imageUrl: string | null;
+  publishedAt: string | null;
+  lecturers: Array<{ id: string; name: string }>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CourseInput {
+  slug: string;
+  title: string;
+  description?: string;
+  status?: CourseStatus;
+  priceAmount?: number;
+  /** Defaults to the school's currency. */
+  currency?: string;
+  imageUrl?: string | null;
+  lecturerIds?: string[];
+}
+
+export interface CourseFilter {
+  status?: CourseStatus;
+  /** Case-insensitive match on title, slug or description. */
+  search?: string;
+  lecturerId?: string;
+}
+
+async function lecturersOf(db: Db | Tx, courseIds: string[]): Promise<Map<string, Course['lecturers']>> {
+  const out = new Map<string, Course['lecturers']>();
+  if (courseIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('course_lecturers')
+    .innerJoin('lecturers', 'lecturers.id', 'course_lecturers.lecturer_id')
+    .select(['course_lecturers.course_id', 'lecturers.id', 'lecturers.name'])
+    .where('course_lecturers.course_id', 'in', courseIds)
+    .orderBy('course_lecturers.course_id')
+    .orderBy('course_lecturers.position')
+    .execute();
+  for (const r of rows) {
+    const list = out.get(r.course_id) ?? [];
+    list.push({ id: r.id, name: r.name });
+    out.set(r.course_id, list);
+  }
+  return out;
+}
+
+function toCourse(row: CoursesTable, lecturers: Course['lecturers'] = []): Course {
+  return {
+    id: row.id,
+    schoolId: row.school_id,
+    slug: row.slug,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    priceAmount: row.price_amount,
+    currency: row.currency,
+    imageUrl: row.image_url,
+    publishedAt: row.published_at,
+    lecturers,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+async function withLecturers(db: Db | Tx, rows: CoursesTable[]): Promise<Course[]> {
+  const map = await lecturersOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => toCourse(r, map.get(r.id)));
+}
+
+async function checkLecturers(db: Db | Tx, schoolId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = await db
+    .selectFrom('lecturers')
+    .select('id')
+    .where('school_id', '=', schoolId)
+    .where('id', 'in', [...ids])
+    .execute();
+  if (found.length !== new Set(ids).size) {
+    throw problems.validation([
+      { field: 'lecturerIds', message: 'every lecturer must exist at this school' },
+    ]);
+  }
+}
+
+async function writeLecturers(db: Db | Tx, courseId: string, ids: readonly string[]): Promise<void> {
+  await db.deleteFrom('course_lecturers').where('course_id', '=', courseId).execute();
+  const unique = [...new Set(ids)];
+  if (unique.length > 0) {
+    await db
+      .insertInto('course_lecturers')
+      .values(unique.map((lecturer_id, i) => ({ course_id: courseId, lecturer_id, position: i + 1 })))
+      .execute();
+  }
+}
+
+/** Creates a course; its slug must be unique in the school (409 `slug_taken`). */
+export async function createCourse(db: Db | Tx, schoolId: string, input: CourseInput): Promise<Course> {
+  const c = new Checks();
+  const slug = c.slug('slug', input.slug);
+  const title = c.text('title', input.title);
+  const description =
+    input.description === undefined ? '' : (c.optionalText('description', input.description) ?? '');
+  const status = input.status === undefined ? 'draft' : c.oneOf('status', input.status, COURSE_STATUSES);
+  const priceAmount = input.priceAmount === undefined ? 0 : c.amount('priceAmount', input.priceAmount);
+  const imageUrl = c.url('imageUrl', input.imageUrl);
+  const currencyIn = input.currency === undefined ? undefined : c.currency('currency', input.currency);
+  c.done();
+  return withTransaction(db, async (tx) => {
+    const school = await tx
+      .selectFrom('schools')
+      .select('currency')
+      .where('id', '=', schoolId)
+      .executeTakeFirst();
+    if (!school) throw problems.notFound('No such school.');
+    if (await findCourseBySlug(tx, schoolId, slug)) throw slugTaken('course', slug);
+    await checkLecturers(tx, schoolId, input.lecturerIds ?? []);
+    const now = isoNow();
+    const row: CoursesTable = {
+      id: newId('crs'),
+      school_id: schoolId,
+      slug,
+      title,
+      description,
+      status,
+      price_amount: priceAmount,
+      currency: currencyIn ?? school.currency,
+      image_url: imageUrl,
+      published_at: status === 'published' ? now : null,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await tx.insertInto('courses').values(row).execute();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw slugTaken('course', slug);
+      throw err;
+    }
+    await writeLecturers(tx, row.id, input.lecturerIds ?? []);
+    return (await getCourse(tx, schoolId, row.id))!;
+  });
+}
+
+/** A course of the school by id, or undefined (another school's id is simply not found). */
+export async function findCourse(db: Db | Tx, schoolId: string, id: string): Promise<Course | undefined> {
+  const row = await db
+    .selectFrom('courses')
+    .selectAll()
+    .where('school_id', '=', schoolId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? (await withLecturers(db, [row]))[0] : undefined;
+}
+
+/** A course of the school by id; 404 `not_found` otherwise. */
+export async function getCourse(db: Db | Tx, schoolId: string, id: string): Promise<Course> {
+  const course = await findCourse(db, schoolId, id);
+  if (!course) throw problems.notFound('No such course.');
+  return course;
+}
+
+/** A course of the school by slug, or undefined. */
+export async function findCourseBySlug(
+  db: Db | Tx,
+  schoolId: string,
+  slug: string,
+): Promise<Course | undefined> {
+  const row = await db
+    .selectFrom('courses')
+    .selectAll()
+    .where('school_id', '=', schoolId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+  return row ? (await withLecturers(db, [row]))[0] : undefined;
+}
+
+function courseQuery(db: Db | Tx, schoolId: string, filter: CourseFilter) {
+  let q = db.selectFrom('courses').selectAll('courses').where('courses.school_id', '=', schoolId);
+  if (filter.status) q = q.where('courses.status', '=', filter.status);
+  if (filter.search?.trim()) {
+    const like = `%${filter.search
+      .trim()
+      .toLowerCase()
+      .replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    q = q.where((eb) =>
+      eb.or([
+        eb(sql`lower(courses.title)`, 'like', sql`${like} escape '\\'`),
+        eb(sql`lower(courses.slug)`, 'like', sql`${like} escape '\\'`),
+        eb(sql`lower(courses.description)`, 'like', sql`${like} escape '\\'`),
+      ]),
+    );
+  }
+  if (filter.lecturerId) {
+    const lecturerId = filter.lecturerId;
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('course_lecturers')
+          .select('course_lecturers.course_id')
+          .whereRef('course_lecturers.course_id', '=', 'courses.id')
+          .where('course_lecturers.lecturer_id', '=', lecturerId),
+      ),
+    );
+  }
+  return q;
+}
+
+/** Courses of the school, oldest first, filtered by status, text or lecturer. */
+export async function listCourses(
+  db: Db | Tx,
+  schoolId: string,
+  filter: CourseFilter = {},
+  page: PageParams = {},
+): Promise<Page<Course>> {
+  const rows = await paginate(courseQuery(db, schoolId, filter), page, { table: 'courses' });
+  return { data: await withLecturers(db, rows.data), next_cursor: rows.next_cursor };
+}
+
+/** How many courses match the filter (GraphQL totalCount). */
+export function countCourses(db: Db | Tx, schoolId: string, filter: CourseFilter = {}): Promise<number> {
+  return countRows(courseQuery(db, schoolId, filter));
+}
+
+/** Published courses matching a text query: the public catalogue (anonymous tools). */
+export function searchCatalogue(
+  db: Db | Tx,
+  schoolId: string,
+  query: string | undefined,
+  page: PageParams = {},
+): Promise<Page<Course>> {
+  return listCourses(db, schoolId, { status: 'published', search: query }, page);
+}
+
+/** Changes a course; publishing the first time stamps publishedAt. */
+export async function updateCourse(
+  db: Db | Tx,
+  schoolId: string,
+  id: string,
+  patch: Partial<CourseInput>,
+): Promise<Course> {
+  const c = new Checks();
+  const set: Partial<CoursesTable> = {};
+  if (patch.slug !== undefined) set.slug = c.slug('slug', patch.slug);
+  if (patch.title !== undefined) set.title = c.text('title', patch.title);
+  if (patch.description !== undefined)
+    set.description = c.optionalText('description', patch.description) ?? '';
+  if (patch.status !== undefined) set.status = c.oneOf('status', patch.status, COURSE_STATUSES);
+  if (patch.priceAmount !== undefined) set.price_amount = c.amount('priceAmount', patch.priceAmount);
+  if (patch.currency !== undefined) set.currency = c.currency('currency', patch.currency);
+  if (patch.imageUrl !== undefined) set.image_url = c.url('imageUrl', patch.imageUrl);
+  c.done();
+  return withTransaction(db, async (tx) => {
+    // Concurrent updates of one course queue here, so replacing its lecturers cannot collide.
+    await lockRow(tx, 'courses', schoolId, { id });
+    const current = await getCourse(tx, schoolId, id);
+    if (set.slug && set.slug !== current.slug && (await findCourseBySlug(tx, schoolId, set.slug))) {
+      throw slugTaken('course', set.slug);
+    }
+    if (set.status === 'published' && !current.publishedAt) set.published_at = isoNow();
+    if (patch.lecturerIds !== undefined) {
+      await checkLecturers(tx, schoolId, patch.lecturerIds);
+      await writeLecturers(tx, id, patch.lecturerIds);
+    }
+    try {
+      await tx
+        .updateTable('courses')
+        .set({ ...set, updated_at: isoNow() })
+        .where('school_id', '=', schoolId)
+        .where('id', '=', id)
+        .execute();
+    } catch (err) {
+      if (isUniqueViolation(err) && set.slug) throw slugTaken('course', set.slug);
+      throw err;
+    }
+    return getCourse(tx, schoolId, id);
+  });
+}
+
+/** Deletes a course with its curriculum and enrollments; 404 if it is not the school's. */
+export async function deleteCourse(db: Db | Tx, schoolId: string, id: string): Promise<void> {
+  await deleteOwned(db, 'courses', schoolId, id, 'course');
+}

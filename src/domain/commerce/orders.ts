@@ -1,0 +1,287 @@
+import { sql } from 'kysely';
+import { newId } from '../../crypto/ids.ts';
+import { problems } from '../../errors/problem-error.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { isoNow } from '../../store/time.ts';
+import { Checks, MAX_AMOUNT, withTransaction } from '../kernel/checks.ts';
+import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
+import type { OrderItemsTable, OrdersTable } from '../kernel/tables.ts';
+
+export const ORDER_STATUSES = ['paid', 'refunded', 'partially_refunded', 'failed'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+/** Orders that count as revenue: paid ones, refunds netted out (failed ones never do). */
+export const REVENUE_STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded', 'refunded'];
+export const PRODUCT_TYPES = ['course', 'digital_product', 'membership_plan', 'event'] as const;
+export type ProductType = (typeof PRODUCT_TYPES)[number];
+
+/** One line of an order; amounts in minor units of the order's currency. */
+export interface OrderItem {
+  id: string;
+  productType: ProductType;
+  productId: string;
+  title: string;
+  quantity: number;
+  unitAmount: number;
+  totalAmount: number;
+}
+
+/** A purchase (read only on every surface). Amounts in minor units of `currency`. */
+export interface Order {
+  id: string;
+  schoolId: string;
+  number: string;
+  userId: string;
+  user: { id: string; name: string; email: string };
+  status: OrderStatus;
+  currency: string;
+  subtotalAmount: number;
+  discountAmount: number;
+  totalAmount: number;
+  refundedAmount: number;
+  couponId: string | null;
+  couponCode: string | null;
+  items: OrderItem[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface OrderFilter {
+  status?: OrderStatus;
+  userId?: string;
+  /** Created at or after this instant. */
+  createdFrom?: string;
+  /** Created before this instant. */
+  createdTo?: string;
+}
+
+type Row = OrdersTable & { user_name: string; user_email: string };
+
+function toItem(r: OrderItemsTable): OrderItem {
+  return {
+    id: r.id,
+    productType: r.product_type,
+    productId: r.product_id,
+    title: r.title,
+    quantity: r.quantity,
+    unitAmount: r.unit_amount,
+    totalAmount: r.total_amount,
+  };
+}
+
+function toOrder(r: Row, items: OrderItem[]): Order {
+  return {
+    id: r.id,
+    schoolId: r.school_id,
+    number: r.number,
+    userId: r.user_id,
+    user: { id: r.user_id, name: r.user_name, email: r.user_email },
+    status: r.status,
+    currency: r.currency,
+    subtotalAmount: r.subtotal_amount,
+    discountAmount: r.discount_amount,
+    totalAmount: r.total_amount,
+    refundedAmount: r.refunded_amount,
+    couponId: r.coupon_id,
+    couponCode: r.coupon_code,
+    items,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function baseQuery(db: Db | Tx, schoolId: string) {
+  return db
+    .selectFrom('orders')
+    .innerJoin('users', 'users.id', 'orders.user_id')
+    .selectAll('orders')
+    .select(['users.name as user_name', 'users.email as user_email'])
+    .where('orders.school_id', '=', schoolId);
+}
+
+function checkFilter(filter: OrderFilter): OrderFilter {
+  const c = new Checks();
+  const out: OrderFilter = {
+    status: filter.status === undefined ? undefined : c.oneOf('status', filter.status, ORDER_STATUSES),
+    userId: filter.userId,
+    createdFrom:
+      filter.createdFrom === undefined ? undefined : c.timestamp('createdFrom', filter.createdFrom),
+    createdTo: filter.createdTo === undefined ? undefined : c.timestamp('createdTo', filter.createdTo),
+  };
+  c.done();
+  return out;
+}
+
+function filtered(db: Db | Tx, schoolId: string, filter: OrderFilter) {
+  let q = baseQuery(db, schoolId);
+  if (filter.status) q = q.where('orders.status', '=', filter.status);
+  if (filter.userId) q = q.where('orders.user_id', '=', filter.userId);
+  if (filter.createdFrom) q = q.where('orders.created_at', '>=', filter.createdFrom);
+  if (filter.createdTo) q = q.where('orders.created_at', '<', filter.createdTo);
+  return q;
+}
+
+async function itemsOf(db: Db | Tx, orderIds: string[]): Promise<Map<string, OrderItem[]>> {
+  const out = new Map<string, OrderItem[]>();
+  if (orderIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('order_items')
+    .selectAll()
+    .where('order_id', 'in', orderIds)
+    .orderBy('order_id')
+    .orderBy('id')
+    .execute();
+  for (const r of rows) {
+    const list = out.get(r.order_id) ?? [];
+    list.push(toItem(r));
+    out.set(r.order_id, list);
+  }
+  return out;
+}
+
+/** Orders of the school with their items, newest first, by status, user and creation window. */
+export async function listOrders(
+  db: Db | Tx,
+  schoolId: string,
+  filter: OrderFilter = {},
+  page: PageParams = {},
+): Promise<Page<Order>> {
+  const rows = await paginate(filtered(db, schoolId, checkFilter(filter)), page, {
+    table: 'orders',
+    direction: 'desc',
+  });
+  const items = await itemsOf(
+    db,
+    rows.data.map((r) => r.id),
+  );
+  return { data: rows.data.map((r) => toOrder(r, items.get(r.id) ?? [])), next_cursor: rows.next_cursor };
+}
+
+/** How many orders match (GraphQL totalCount). */
+export function countOrders(db: Db | Tx, schoolId: string, filter: OrderFilter = {}): Promise<number> {
+  return countRows(filtered(db, schoolId, checkFilter(filter)));
+}
+
+/** An order of the school with its items, or undefined. */
+export async function findOrder(db: Db | Tx, schoolId: string, id: string): Promise<Order | undefined> {
+  const row = await baseQuery(db, schoolId).where('orders.id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  return toOrder(row, (await itemsOf(db, [row.id])).get(row.id) ?? []);
+}
+
+/** An order of the school with its items; 404 otherwise. */
+export async function getOrder(db: Db | Tx, schoolId: string, id: string): Promise<Order> {
+  const order = await findOrder(db, schoolId, id);
+  if (!order) throw problems.notFound('No such order.');
+  return order;
+}
+
+/**
+ * The one revenue rule: the school's orders that were paid, even if (partially) refunded since,
+ * created in [from, to). Reports sum their totals net of refunded amounts.
+ */
+export function revenueOrders(db: Db | Tx, schoolId: string, range: { from: string; to: string }) {
+  return db
+    .selectFrom('orders')
+    .where('school_id', '=', schoolId)
+    .where('status', 'in', REVENUE_STATUSES)
+    .where('created_at', '>=', range.from)
+    .where('created_at', '<', range.to);
+}
+
+export interface RecordOrderInput {
+  userId: string;
+  currency: string;
+  status?: OrderStatus;
+  items: Array<{
+    productType: ProductType;
+    productId: string;
+    title: string;
+    unitAmount: number;
+    quantity?: number;
+  }>;
+  discountAmount?: number;
+  refundedAmount?: number;
+  /** A coupon of the school that was redeemed; its code is copied onto the order. */
+  couponId?: string | null;
+  createdAt?: string;
+}
+
+/**
+ * Records an order that a payment provider settled (there is no checkout in Lectern: orders
+ * arrive from outside, e.g. an import or the demo seed). Totals are computed from the items;
+ * the number is the school's next `ORD-nnnnn`.
+ */
+export async function recordOrder(db: Db | Tx, schoolId: string, input: RecordOrderInput): Promise<Order> {
+  const c = new Checks();
+  const currency = c.currency('currency', input.currency);
+  const status = input.status === undefined ? 'paid' : c.oneOf('status', input.status, ORDER_STATUSES);
+  if (input.items.length === 0) c.fail('items', 'must not be empty');
+  const items = input.items.map((it, i) => {
+    const quantity = it.quantity === undefined ? 1 : c.int(`items.${i}.quantity`, it.quantity, 1, 10_000);
+    const unit = c.amount(`items.${i}.unitAmount`, it.unitAmount);
+    return {
+      product_type: c.oneOf(`items.${i}.productType`, it.productType, PRODUCT_TYPES),
+      product_id: c.text(`items.${i}.productId`, it.productId, 100),
+      title: c.text(`items.${i}.title`, it.title),
+      quantity,
+      unit_amount: unit,
+      total_amount: unit * quantity,
+    };
+  });
+  const subtotal = items.reduce((s, it) => s + it.total_amount, 0);
+  if (subtotal > MAX_AMOUNT) c.fail('items', `must add up to at most ${MAX_AMOUNT}`);
+  const discount =
+    input.discountAmount === undefined ? 0 : c.int('discountAmount', input.discountAmount, 0, subtotal);
+  const refunded =
+    input.refundedAmount === undefined
+      ? 0
+      : c.int('refundedAmount', input.refundedAmount, 0, subtotal - discount);
+  const createdAt = input.createdAt === undefined ? isoNow() : c.timestamp('createdAt', input.createdAt);
+  c.done();
+  return withTransaction(db, async (tx) => {
+    const user = await tx.selectFrom('users').select('id').where('id', '=', input.userId).executeTakeFirst();
+    if (!user) throw problems.notFound('No such user.');
+    const coupon = input.couponId
+      ? await tx
+          .selectFrom('coupons')
+          .select(['id', 'code'])
+          .where('school_id', '=', schoolId)
+          .where('id', '=', input.couponId)
+          .executeTakeFirst()
+      : undefined;
+    if (input.couponId && !coupon) {
+      throw problems.validation([{ field: 'couponId', message: 'must be a coupon of this school' }]);
+    }
+    const count = await tx
+      .selectFrom('orders')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('school_id', '=', schoolId)
+      .executeTakeFirstOrThrow();
+    const id = newId('ord', Date.parse(createdAt));
+    await tx
+      .insertInto('orders')
+      .values({
+        id,
+        school_id: schoolId,
+        user_id: input.userId,
+        number: `ORD-${String(Number(count.n) + 1).padStart(5, '0')}`,
+        status,
+        currency,
+        subtotal_amount: subtotal,
+        discount_amount: discount,
+        total_amount: subtotal - discount,
+        refunded_amount: refunded,
+        coupon_id: coupon?.id ?? null,
+        coupon_code: coupon?.code ?? null,
+        created_at: createdAt,
+        updated_at: createdAt,
+      })
+      .execute();
+    await tx
+      .insertInto('order_items')
+      // Item ids a millisecond apart keep the items in the order given (ids sort by time).
+      .values(items.map((it, i) => ({ ...it, id: newId('oit', Date.parse(createdAt) + i), order_id: id })))
+      .execute();
+    return getOrder(tx, schoolId, id);
+  });
+}

@@ -1,0 +1,236 @@
+import { newId } from '../../crypto/ids.ts';
+import { problem, problems } from '../../errors/problem-error.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { isoNow } from '../../store/time.ts';
+import { Checks, flag, withTransaction } from '../kernel/checks.ts';
+import { countRows, mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
+import type { SubscriptionsTable } from '../kernel/tables.ts';
+
+export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** A member's subscription to a membership plan. */
+export interface Subscription {
+  id: string;
+  schoolId: string;
+  userId: string;
+  user: { id: string; name: string; email: string };
+  planId: string;
+  plan: { id: string; name: string; interval: string; priceAmount: number; currency: string };
+  status: SubscriptionStatus;
+  currentPeriodEnd: string | null;
+  /** True when it will end at currentPeriodEnd instead of renewing. */
+  cancelAtPeriodEnd: boolean;
+  canceledAt: string | null;
+  trialEndsAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SubscriptionFilter {
+  status?: SubscriptionStatus;
+  userId?: string;
+  planId?: string;
+}
+
+type Row = SubscriptionsTable & {
+  user_name: string;
+  user_email: string;
+  plan_name: string;
+  plan_interval: string;
+  plan_price_amount: number;
+  plan_currency: string;
+};
+
+function toSubscription(r: Row): Subscription {
+  return {
+    id: r.id,
+    schoolId: r.school_id,
+    userId: r.user_id,
+    user: { id: r.user_id, name: r.user_name, email: r.user_email },
+    planId: r.plan_id,
+    plan: {
+      id: r.plan_id,
+      name: r.plan_name,
+      interval: r.plan_interval,
+      priceAmount: r.plan_price_amount,
+      currency: r.plan_currency,
+    },
+    status: r.status,
+    currentPeriodEnd: r.current_period_end,
+    cancelAtPeriodEnd: flag(r.cancel_at_period_end),
+    canceledAt: r.canceled_at,
+    trialEndsAt: r.trial_ends_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function baseQuery(db: Db | Tx, schoolId: string) {
+  return db
+    .selectFrom('subscriptions')
+    .innerJoin('users', 'users.id', 'subscriptions.user_id')
+    .innerJoin('membership_plans', 'membership_plans.id', 'subscriptions.plan_id')
+    .selectAll('subscriptions')
+    .select([
+      'users.name as user_name',
+      'users.email as user_email',
+      'membership_plans.name as plan_name',
+      'membership_plans.interval as plan_interval',
+      'membership_plans.price_amount as plan_price_amount',
+      'membership_plans.currency as plan_currency',
+    ])
+    .where('subscriptions.school_id', '=', schoolId);
+}
+
+function filtered(db: Db | Tx, schoolId: string, filter: SubscriptionFilter) {
+  let q = baseQuery(db, schoolId);
+  if (filter.status) q = q.where('subscriptions.status', '=', filter.status);
+  if (filter.userId) q = q.where('subscriptions.user_id', '=', filter.userId);
+  if (filter.planId) q = q.where('subscriptions.plan_id', '=', filter.planId);
+  return q;
+}
+
+/** Subscriptions of the school, oldest first, by status, user or plan. */
+export async function listSubscriptions(
+  db: Db | Tx,
+  schoolId: string,
+  filter: SubscriptionFilter = {},
+  page: PageParams = {},
+): Promise<Page<Subscription>> {
+  if (filter.status !== undefined) {
+    const c = new Checks();
+    c.oneOf('status', filter.status, SUBSCRIPTION_STATUSES);
+    c.done();
+  }
+  const rows = await paginate(filtered(db, schoolId, filter), page, { table: 'subscriptions' });
+  return { data: rows.data.map(toSubscription), next_cursor: rows.next_cursor };
+}
+
+/** A subscription as its member sees it: the plan described too. */
+export type MemberSubscription = Subscription & { plan: Subscription['plan'] & { description: string } };
+
+/** The user's subscriptions at the school with their plan, newest first. */
+export async function listUserSubscriptions(
+  db: Db | Tx,
+  schoolId: string,
+  userId: string,
+  page: PageParams,
+): Promise<Page<MemberSubscription>> {
+  const query = filtered(db, schoolId, { userId }).select('membership_plans.description as plan_description');
+  const rows = await paginate(query, page, { table: 'subscriptions', direction: 'desc' });
+  return mapPage(rows, (r) => {
+    const subscription = toSubscription(r);
+    return { ...subscription, plan: { ...subscription.plan, description: r.plan_description } };
+  });
+}
+
+/** How many subscriptions match. */
+export function countSubscriptions(
+  db: Db | Tx,
+  schoolId: string,
+  filter: SubscriptionFilter = {},
+): Promise<number> {
+  return countRows(filtered(db, schoolId, filter));
+}
+
+/** A subscription of the school; 404 otherwise. */
+export async function getSubscription(db: Db | Tx, schoolId: string, id: string): Promise<Subscription> {
+  const row = await baseQuery(db, schoolId).where('subscriptions.id', '=', id).executeTakeFirst();
+  if (!row) throw problems.notFound('No such subscription.');
+  return toSubscription(row);
+}
+
+/**
+ * Records a subscription a payment provider started (Lectern has no checkout; the demo seed and
+ * imports use this). The plan must be the school's; the user becomes a student if not a member.
+ */
+export async function createSubscription(
+  db: Db | Tx,
+  schoolId: string,
+  input: {
+    userId: string;
+    planId: string;
+    status?: SubscriptionStatus;
+    currentPeriodEnd?: string | null;
+    trialEndsAt?: string | null;
+  },
+): Promise<Subscription> {
+  const c = new Checks();
+  const status =
+    input.status === undefined ? 'active' : c.oneOf('status', input.status, SUBSCRIPTION_STATUSES);
+  const periodEnd = c.optionalTimestamp('currentPeriodEnd', input.currentPeriodEnd);
+  const trialEnd = c.optionalTimestamp('trialEndsAt', input.trialEndsAt);
+  c.done();
+  return withTransaction(db, async (tx) => {
+    const plan = await tx
+      .selectFrom('membership_plans')
+      .select('id')
+      .where('school_id', '=', schoolId)
+      .where('id', '=', input.planId)
+      .executeTakeFirst();
+    if (!plan) throw problems.notFound('No such membership plan.');
+    const user = await tx.selectFrom('users').select('id').where('id', '=', input.userId).executeTakeFirst();
+    if (!user) throw problems.notFound('No such user.');
+    const now = isoNow();
+    const id = newId('sub');
+    await tx
+      .insertInto('subscriptions')
+      .values({
+        id,
+        school_id: schoolId,
+        user_id: input.userId,
+        plan_id: input.planId,
+        status,
+        current_period_end: periodEnd,
+        cancel_at_period_end: 0,
+        canceled_at: status === 'canceled' ? now : null,
+        trial_ends_at: trialEnd,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return getSubscription(tx, schoolId, id);
+  });
+}
+
+/**
+ * Cancels a subscription. `atPeriodEnd` keeps it running until currentPeriodEnd (it then does
+ * not renew); otherwise it ends now. Canceling a canceled subscription is 409 `already_canceled`;
+ * at period end without a period end (lifetime plans) is 409 `no_period_end`.
+ */
+export async function cancelSubscription(
+  db: Db | Tx,
+  schoolId: string,
+  id: string,
+  options: { atPeriodEnd: boolean },
+): Promise<Subscription> {
+  return withTransaction(db, async (tx) => {
+    const current = await getSubscription(tx, schoolId, id);
+    if (current.status === 'canceled') {
+      throw problem('already_canceled', {
+        detail: 'This subscription is already canceled.',
+      });
+    }
+    const now = isoNow();
+    if (options.atPeriodEnd) {
+      if (!current.currentPeriodEnd || current.currentPeriodEnd <= now) {
+        throw problem('no_period_end', {
+          detail: 'This subscription has no future period end; cancel it now instead.',
+        });
+      }
+      await tx
+        .updateTable('subscriptions')
+        .set({ cancel_at_period_end: 1, updated_at: now })
+        .where('id', '=', id)
+        .execute();
+    } else {
+      await tx
+        .updateTable('subscriptions')
+        .set({ status: 'canceled', canceled_at: now, cancel_at_period_end: 0, updated_at: now })
+        .where('id', '=', id)
+        .execute();
+    }
+    return getSubscription(tx, schoolId, id);
+  });
+}

@@ -1,0 +1,207 @@
+import { PostgresAdapter, sql } from 'kysely';
+import { type FieldError, type ProblemError, problem, problems } from '../../errors/problem-error.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { Currency, HttpUrl, MAX_AMOUNT, MAX_COUNT, Slug, Text } from './fields.ts';
+
+export { MAX_AMOUNT, MAX_COUNT } from './fields.ts';
+
+/**
+ * Input checks shared by the domain modules. Surfaces validate with zod first; these keep the
+ * domain safe on its own (seed, CLI, MCP), so bad input is a 422 and never a 500. The rules
+ * themselves are the zod field rules of fields.ts; Checks only names the field and words the
+ * domain's message.
+ */
+export class Checks {
+  readonly errors: FieldError[] = [];
+
+  /** A trimmed, non-empty string of at most `max` characters. */
+  text(field: string, value: unknown, max = 200): string {
+    const parsed = Text(max).safeParse(value);
+    if (!parsed.success) {
+      this.errors.push({ field, message: `must be a non-empty string of at most ${max} characters` });
+      return '';
+    }
+    return parsed.data;
+  }
+
+  /** An optional string (null or up to `max` characters). */
+  optionalText(field: string, value: unknown, max = 20_000): string | null {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'string' || value.length > max) {
+      this.errors.push({ field, message: `must be a string of at most ${max} characters` });
+      return null;
+    }
+    return value;
+  }
+
+  /** An integer in [min, max]; by default a count (0 to MAX_COUNT), which fits every integer column. */
+  int(field: string, value: unknown, min = 0, max = MAX_COUNT): number {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      this.errors.push({ field, message: `must be an integer from ${min} to ${max}` });
+      return min;
+    }
+    return value;
+  }
+
+  /** An amount of money in minor units, from `min` to MAX_AMOUNT. */
+  amount(field: string, value: unknown, min = 0): number {
+    return this.int(field, value, min, MAX_AMOUNT);
+  }
+
+  /** A count, from `min` to MAX_COUNT. */
+  count(field: string, value: unknown, min = 0): number {
+    return this.int(field, value, min, MAX_COUNT);
+  }
+
+  /** One of the allowed values. */
+  oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
+    if (typeof value !== 'string' || !allowed.includes(value as T)) {
+      this.errors.push({ field, message: `must be one of ${allowed.join(', ')}` });
+      return allowed[0];
+    }
+    return value as T;
+  }
+
+  /** An ISO 4217 code (three capital letters). */
+  currency(field: string, value: unknown): string {
+    const parsed = Currency.safeParse(value);
+    if (!parsed.success) {
+      this.errors.push({ field, message: 'must be an ISO 4217 currency code, e.g. USD' });
+      return 'USD';
+    }
+    return parsed.data;
+  }
+
+  /** A URL-safe slug: lower-case words joined by hyphens. */
+  slug(field: string, value: unknown): string {
+    const parsed = Slug.safeParse(value);
+    if (!parsed.success) {
+      this.errors.push({ field, message: 'must be lower-case letters, digits and single hyphens (≤ 100)' });
+      return '';
+    }
+    return parsed.data;
+  }
+
+  /** An ISO 8601 timestamp, normalised to UTC with milliseconds (so it sorts as text). */
+  timestamp(field: string, value: unknown): string {
+    const iso = typeof value === 'string' ? toIsoTimestamp(value) : undefined;
+    if (!iso) {
+      this.errors.push({ field, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' });
+      return new Date(0).toISOString();
+    }
+    return iso;
+  }
+
+  /** An optional timestamp: null stays null. */
+  optionalTimestamp(field: string, value: unknown): string | null {
+    return value === null || value === undefined ? null : this.timestamp(field, value);
+  }
+
+  /** An http(s) URL. */
+  url(field: string, value: unknown): string | null {
+    if (value === null || value === undefined) return null;
+    if (HttpUrl.safeParse(value).success) return value as string;
+    this.errors.push({ field, message: 'must be an http or https URL' });
+    return null;
+  }
+
+  /** Records a failure found by the caller. */
+  fail(field: string, message: string): void {
+    this.errors.push({ field, message });
+  }
+
+  /** Throws 422 `validation_failed` listing every failure, if any. */
+  done(): void {
+    if (this.errors.length > 0) throw problems.validation(this.errors);
+  }
+}
+
+/** An ISO timestamp string as stored (`toISOString()`), or undefined if it does not parse. */
+export function toIsoTimestamp(value: string): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(value))
+    return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/** 409 `slug_taken`: another `noun` (course, page, post) of the school already uses the slug. */
+export function slugTaken(noun: string, slug: string): ProblemError {
+  return problem('slug_taken', {
+    detail: `Another ${noun} of this school already uses the slug "${slug}".`,
+  });
+}
+
+/** True when a database error is a unique-constraint violation (SQLite or PostgreSQL). */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; errcode?: number; message?: string } | null;
+  if (!e) return false;
+  if (e.code === '23505') return true;
+  return e.errcode === 2067 || e.errcode === 1555 || /UNIQUE constraint failed/.test(e.message ?? '');
+}
+
+/**
+ * Holds one row of a school-owned table for the rest of the transaction, so concurrent
+ * read-then-write sequences on it (a course's lecturers or curriculum, a person's lecturer
+ * profile) run one after the other instead of colliding on a unique key, deadlocking or
+ * interleaving. PostgreSQL: SELECT … FOR UPDATE, a row lock that writes no new row version (so a
+ * REPEATABLE READ If-Match update of the same row is not failed by it). SQLite: a no-op UPDATE,
+ * which takes the database's write lock now rather than at the transaction's first write. False
+ * when the school has no such row.
+ */
+export async function lockRow(
+  tx: Tx,
+  table: 'courses' | 'memberships',
+  schoolId: string,
+  where: { id: string } | { user_id: string },
+): Promise<boolean> {
+  const [column, value] = 'id' in where ? ['id', where.id] : ['user_id', where.user_id];
+  const match = sql`school_id = ${schoolId} and ${sql.ref(column)} = ${value}`;
+  if (tx.getExecutor().adapter instanceof PostgresAdapter) {
+    const { rows } = await sql`select 1 from ${sql.table(table)} where ${match} for update`.execute(tx);
+    return rows.length > 0;
+  }
+  const result = await sql`update ${sql.table(table)} set updated_at = updated_at where ${match}`.execute(tx);
+  return Number(result.numAffectedRows ?? 0) > 0;
+}
+
+/** The school-owned tables a plain delete applies to (each has `school_id` and `id`). */
+export type OwnedTable =
+  | 'courses'
+  | 'coupons'
+  | 'digital_products'
+  | 'enrollments'
+  | 'events'
+  | 'lecturers'
+  | 'membership_plans'
+  | 'pages'
+  | 'posts';
+
+/**
+ * Deletes one row of the school by id; 404 `not_found` ("No such <noun>.") when the school has
+ * none, so another school's id is never told apart from a missing one.
+ */
+export async function deleteOwned(
+  db: Db | Tx,
+  table: OwnedTable,
+  schoolId: string,
+  id: string,
+  noun: string,
+): Promise<void> {
+  const result = await db
+    .deleteFrom(table)
+    .where('school_id', '=', schoolId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw problems.notFound(`No such ${noun}.`);
+}
+
+/** Runs fn in a transaction: the caller's if it is one, else a new one. */
+export function withTransaction<T>(db: Db | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return fn(db as Tx);
+  return db.transaction().execute(fn);
+}
+
+/** 0/1 flag column to boolean. */
+export function flag(value: number | boolean | null | undefined): boolean {
+  return value === 1 || value === true;
+}

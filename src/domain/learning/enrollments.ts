@@ -1,0 +1,376 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { newId } from '../../crypto/ids.ts';
+import { type ProblemError, problem, problems } from '../../errors/problem-error.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import type { Database } from '../../store/schema.ts';
+import { isoNow } from '../../store/time.ts';
+import { Checks, deleteOwned, isUniqueViolation, withTransaction } from '../kernel/checks.ts';
+import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
+import type { EnrollmentsTable } from '../kernel/tables.ts';
+import { ensureMembership } from '../school/memberships.ts';
+import { type LectureProgress, progressOfEnrollment, saveLectureProgress } from './lecture-progress.ts';
+
+export const ENROLLMENT_SOURCES = ['manual', 'order', 'membership_plan', 'import'] as const;
+export type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
+export const ENROLLMENT_STATES = ['active', 'expired', 'completed', 'in_progress', 'not_started'] as const;
+export type EnrollmentState = (typeof ENROLLMENT_STATES)[number];
+
+/**
+ * An enrollment as its member sees it: access, progress, where they left off, the course named
+ * (what the Account API and the member tools show). The full Enrollment is a superset.
+ */
+export interface EnrollmentSummary {
+  id: string;
+  courseId: string;
+  course: { id: string; slug: string; title: string };
+  enrolledAt: string;
+  /** Null means lifetime access. */
+  expiresAt: string | null;
+  lifetime: boolean;
+  /** False once expiresAt has passed. */
+  active: boolean;
+  progressPercent: number;
+  completedAt: string | null;
+  lastLectureId: string | null;
+  lastPositionSeconds: number | null;
+  lastWatchedAt: string | null;
+}
+
+/** A person's access to one course and how far they got, with the admin columns. */
+export interface Enrollment extends EnrollmentSummary {
+  schoolId: string;
+  userId: string;
+  user: { id: string; name: string; email: string };
+  source: EnrollmentSource;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EnrollmentFilter {
+  courseId?: string;
+  userId?: string;
+  /** active/expired by expiry; completed/in_progress/not_started by progress. */
+  state?: EnrollmentState;
+}
+
+/** The columns a summary is mapped from: the enrollment's own and its course's slug and title. */
+export type EnrollmentSummaryRow = Pick<
+  EnrollmentsTable,
+  | 'id'
+  | 'course_id'
+  | 'enrolled_at'
+  | 'expires_at'
+  | 'progress_percent'
+  | 'completed_at'
+  | 'last_lecture_id'
+  | 'last_position_seconds'
+  | 'last_watched_at'
+> & { course_slug: string; course_title: string };
+
+type Row = EnrollmentsTable & EnrollmentSummaryRow & { user_name: string; user_email: string };
+
+// Access and progress, the same in both shapes. The one `active` rule: lifetime (no expiry) or
+// expiring after `now`; enrollmentStateCondition says the same in SQL.
+function accessAndProgress(r: EnrollmentSummaryRow, now: string) {
+  return {
+    enrolledAt: r.enrolled_at,
+    expiresAt: r.expires_at,
+    lifetime: r.expires_at === null,
+    active: r.expires_at === null || r.expires_at > now,
+    progressPercent: r.progress_percent,
+    completedAt: r.completed_at,
+    lastLectureId: r.last_lecture_id,
+    lastPositionSeconds: r.last_position_seconds,
+    lastWatchedAt: r.last_watched_at,
+  };
+}
+
+/** An enrollment row (narrow or full) as its member sees it, `active` as of `now`. */
+export function toEnrollmentSummary(r: EnrollmentSummaryRow, now = isoNow()): EnrollmentSummary {
+  return {
+    id: r.id,
+    courseId: r.course_id,
+    course: { id: r.course_id, slug: r.course_slug, title: r.course_title },
+    ...accessAndProgress(r, now),
+  };
+}
+
+function toEnrollment(r: Row, now = isoNow()): Enrollment {
+  return {
+    id: r.id,
+    schoolId: r.school_id,
+    userId: r.user_id,
+    courseId: r.course_id,
+    course: { id: r.course_id, title: r.course_title, slug: r.course_slug },
+    user: { id: r.user_id, name: r.user_name, email: r.user_email },
+    ...accessAndProgress(r, now),
+    source: r.source,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function baseQuery(db: Db | Tx, schoolId: string) {
+  return db
+    .selectFrom('enrollments')
+    .innerJoin('courses', 'courses.id', 'enrollments.course_id')
+    .innerJoin('users', 'users.id', 'enrollments.user_id')
+    .selectAll('enrollments')
+    .select([
+      'courses.title as course_title',
+      'courses.slug as course_slug',
+      'users.name as user_name',
+      'users.email as user_email',
+    ])
+    .where('enrollments.school_id', '=', schoolId);
+}
+
+/**
+ * What each enrollment state means, as one SQL condition: every list that filters by state (the
+ * admin API's, the member's own) applies this, so the states mean the same everywhere.
+ */
+export function enrollmentStateCondition(
+  eb: ExpressionBuilder<Database, 'enrollments'>,
+  state: EnrollmentState,
+  now: string,
+): Expression<SqlBool> {
+  switch (state) {
+    case 'active':
+      return eb.or([eb('enrollments.expires_at', 'is', null), eb('enrollments.expires_at', '>', now)]);
+    case 'expired':
+      return eb('enrollments.expires_at', '<=', now);
+    case 'completed':
+      return eb('enrollments.completed_at', 'is not', null);
+    case 'in_progress':
+      return eb.and([eb('enrollments.progress_percent', '>', 0), eb('enrollments.completed_at', 'is', null)]);
+    case 'not_started':
+      return eb('enrollments.progress_percent', '=', 0);
+  }
+}
+
+/** A state filter: none, or one of ENROLLMENT_STATES (422 `validation_failed` otherwise). */
+export function checkEnrollmentState(state: string | undefined): EnrollmentState | undefined {
+  if (state === undefined) return undefined;
+  const c = new Checks();
+  const checked = c.oneOf('state', state, ENROLLMENT_STATES);
+  c.done();
+  return checked;
+}
+
+function filtered(db: Db | Tx, schoolId: string, filter: EnrollmentFilter) {
+  let q = baseQuery(db, schoolId);
+  if (filter.courseId) q = q.where('enrollments.course_id', '=', filter.courseId);
+  if (filter.userId) q = q.where('enrollments.user_id', '=', filter.userId);
+  if (filter.state) {
+    const state = filter.state;
+    const now = isoNow();
+    q = q.where((eb) => enrollmentStateCondition(eb, state, now));
+  }
+  return q;
+}
+
+/** Enrollments of the school, oldest first, by course, by user and/or by state. */
+export async function listEnrollments(
+  db: Db | Tx,
+  schoolId: string,
+  filter: EnrollmentFilter = {},
+  page: PageParams = {},
+): Promise<Page<Enrollment>> {
+  checkEnrollmentState(filter.state);
+  const rows = await paginate(filtered(db, schoolId, filter), page, { table: 'enrollments' });
+  const now = isoNow();
+  return { data: rows.data.map((r) => toEnrollment(r, now)), next_cursor: rows.next_cursor };
+}
+
+/** How many enrollments match (GraphQL totalCount). */
+export function countEnrollments(
+  db: Db | Tx,
+  schoolId: string,
+  filter: EnrollmentFilter = {},
+): Promise<number> {
+  return countRows(filtered(db, schoolId, filter));
+}
+
+/** An enrollment of the school by id, or undefined. */
+export async function findEnrollment(
+  db: Db | Tx,
+  schoolId: string,
+  id: string,
+): Promise<Enrollment | undefined> {
+  const row = await baseQuery(db, schoolId).where('enrollments.id', '=', id).executeTakeFirst();
+  return row ? toEnrollment(row) : undefined;
+}
+
+/** An enrollment of the school by id; 404 otherwise. */
+export async function getEnrollment(db: Db | Tx, schoolId: string, id: string): Promise<Enrollment> {
+  const found = await findEnrollment(db, schoolId, id);
+  if (!found) throw problems.notFound('No such enrollment.');
+  return found;
+}
+
+/** The user's enrollment in a course of the school, or undefined. */
+export async function findEnrollmentOf(
+  db: Db | Tx,
+  schoolId: string,
+  userId: string,
+  courseId: string,
+): Promise<Enrollment | undefined> {
+  const row = await baseQuery(db, schoolId)
+    .where('enrollments.user_id', '=', userId)
+    .where('enrollments.course_id', '=', courseId)
+    .executeTakeFirst();
+  return row ? toEnrollment(row) : undefined;
+}
+
+function alreadyEnrolled(): ProblemError {
+  return problem('already_enrolled', {
+    detail: 'The user is already enrolled in this course.',
+  });
+}
+
+/**
+ * Enrolls a user in a course of the school. expiresAt null (the default) is lifetime access.
+ * A user without a role at the school becomes its student. Twice is a 409 `already_enrolled`.
+ */
+export async function enroll(
+  db: Db | Tx,
+  schoolId: string,
+  input: {
+    userId: string;
+    courseId: string;
+    expiresAt?: string | null;
+    source?: EnrollmentSource;
+    enrolledAt?: string;
+  },
+): Promise<Enrollment> {
+  const c = new Checks();
+  const expiresAt = c.optionalTimestamp('expiresAt', input.expiresAt);
+  const source = input.source === undefined ? 'manual' : c.oneOf('source', input.source, ENROLLMENT_SOURCES);
+  const enrolledAt = input.enrolledAt === undefined ? isoNow() : c.timestamp('enrolledAt', input.enrolledAt);
+  c.done();
+  return withTransaction(db, async (tx) => {
+    const course = await tx
+      .selectFrom('courses')
+      .select('id')
+      .where('school_id', '=', schoolId)
+      .where('id', '=', input.courseId)
+      .executeTakeFirst();
+    if (!course) throw problems.notFound('No such course.');
+    const user = await tx.selectFrom('users').select('id').where('id', '=', input.userId).executeTakeFirst();
+    if (!user) throw problems.notFound('No such user.');
+    if (await findEnrollmentOf(tx, schoolId, input.userId, input.courseId)) throw alreadyEnrolled();
+    // Someone with no role at the school becomes a student; a concurrent enrollment or invite of
+    // the same person may make the membership first, and then it stays as that one made it.
+    await ensureMembership(tx, schoolId, input.userId, ['student']);
+    const now = isoNow();
+    const id = newId('enr');
+    await tx
+      .insertInto('enrollments')
+      .values({
+        id,
+        school_id: schoolId,
+        user_id: input.userId,
+        course_id: input.courseId,
+        enrolled_at: enrolledAt,
+        expires_at: expiresAt,
+        progress_percent: 0,
+        completed_at: null,
+        last_lecture_id: null,
+        last_position_seconds: null,
+        last_watched_at: null,
+        source,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute()
+      .catch((err: unknown) => {
+        // A concurrent enrollment committed between the check and the insert.
+        throw isUniqueViolation(err) ? alreadyEnrolled() : err;
+      });
+    return getEnrollment(tx, schoolId, id);
+  });
+}
+
+/** Sets when access ends; null makes it lifetime. */
+export async function setEnrollmentExpiry(
+  db: Db | Tx,
+  schoolId: string,
+  id: string,
+  expiresAt: string | null,
+): Promise<Enrollment> {
+  const c = new Checks();
+  const value = c.optionalTimestamp('expiresAt', expiresAt);
+  c.done();
+  await getEnrollment(db, schoolId, id);
+  await db
+    .updateTable('enrollments')
+    .set({ expires_at: value, updated_at: isoNow() })
+    .where('school_id', '=', schoolId)
+    .where('id', '=', id)
+    .execute();
+  return getEnrollment(db, schoolId, id);
+}
+
+/** Removes an enrollment and its progress. */
+export async function unenroll(db: Db | Tx, schoolId: string, id: string): Promise<void> {
+  await deleteOwned(db, 'enrollments', schoolId, id, 'enrollment');
+}
+
+/** Per-lecture progress of an enrollment of the school, in curriculum order; 404 otherwise. */
+export async function listLectureProgress(
+  db: Db | Tx,
+  schoolId: string,
+  enrollmentId: string,
+): Promise<LectureProgress[]> {
+  await getEnrollment(db, schoolId, enrollmentId);
+  return progressOfEnrollment(db, enrollmentId);
+}
+
+/**
+ * Records where a member is in a lecture. The member must be enrolled in the lecture's course
+ * (403 `not_enrolled`) with access not expired (403 `access_expired`). A lecture once completed
+ * stays completed (re-watching does not undo it). Progress is completed lectures over all
+ * lectures of the course; reaching 100 % stamps completedAt (lecture-progress.ts).
+ */
+export async function recordLectureProgress(
+  db: Db | Tx,
+  schoolId: string,
+  userId: string,
+  input: { lectureId: string; positionSeconds: number; completed?: boolean },
+): Promise<{ enrollment: Enrollment; lecture: LectureProgress }> {
+  const c = new Checks();
+  const position = c.int('positionSeconds', input.positionSeconds, 0, 1_000_000);
+  if (input.completed !== undefined && typeof input.completed !== 'boolean')
+    c.fail('completed', 'must be a boolean');
+  c.done();
+  return withTransaction(db, async (tx) => {
+    const lecture = await tx
+      .selectFrom('lectures')
+      .select(['id', 'course_id'])
+      .where('school_id', '=', schoolId)
+      .where('id', '=', input.lectureId)
+      .executeTakeFirst();
+    if (!lecture) {
+      throw problem('lecture_not_found', { detail: 'No such lecture.' });
+    }
+    const enrollment = await findEnrollmentOf(tx, schoolId, userId, lecture.course_id);
+    if (!enrollment) {
+      throw problem('not_enrolled', {
+        detail: 'You are not enrolled in the course of this lecture.',
+      });
+    }
+    if (!enrollment.active) {
+      throw problem('access_expired', {
+        detail: `Access to this course ended at ${enrollment.expiresAt}.`,
+      });
+    }
+    const progress = await saveLectureProgress(
+      tx,
+      enrollment.id,
+      { id: lecture.id, courseId: lecture.course_id },
+      position,
+      input.completed,
+    );
+    return { enrollment: await getEnrollment(tx, schoolId, enrollment.id), lecture: progress };
+  });
+}

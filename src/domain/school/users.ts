@@ -1,0 +1,85 @@
+import { newId } from '../../crypto/ids.ts';
+import { problem } from '../../errors/problem-error.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { isoNow } from '../../store/time.ts';
+import type { UsersTable } from '../kernel/tables.ts';
+
+export type User = UsersTable;
+
+/** Emails are compared and stored trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** A user by id, or undefined. */
+export function findUserById(db: Db | Tx, id: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A user by email (case-insensitive), or undefined. */
+export function findUserByEmail(db: Db | Tx, email: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+}
+
+function newUser(input: { email: string; name: string; passwordHash: string | null }): User {
+  const now = isoNow();
+  return {
+    id: newId('usr'),
+    email: normalizeEmail(input.email),
+    name: input.name.trim(),
+    password_hash: input.passwordHash,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+// INSERT … ON CONFLICT DO NOTHING on the unique email: a concurrent insert of the same email is
+// waited for (PostgreSQL) or already done (SQLite), never a unique-violation error.
+async function insertUnlessTaken(db: Db | Tx, user: User): Promise<boolean> {
+  const result = await db
+    .insertInto('users')
+    .values(user)
+    .onConflict((oc) => oc.column('email').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** Creates a user; a taken email is a 409 `email_taken`, even when taken by a concurrent request. */
+export async function createUser(
+  db: Db | Tx,
+  input: { email: string; name: string; passwordHash: string | null },
+): Promise<User> {
+  const user = newUser(input);
+  if (!(await insertUnlessTaken(db, user))) {
+    throw problem('email_taken', {
+      detail: 'A user with this email already exists.',
+    });
+  }
+  return user;
+}
+
+/**
+ * The user with this email, created (with `name` and `passwordHash`) if there is none: concurrent
+ * calls with one new email all get the same single user.
+ */
+export async function findOrCreateUser(
+  db: Db | Tx,
+  input: { email: string; name: string; passwordHash: string | null },
+): Promise<User> {
+  const found = await findUserByEmail(db, input.email);
+  if (found) return found;
+  const user = newUser(input);
+  if (await insertUnlessTaken(db, user)) return user;
+  const winner = await findUserByEmail(db, input.email);
+  if (!winner) throw new Error('user insert conflicted but no user has the email');
+  return winner;
+}
+
+/** Renames a user. */
+export async function updateUserName(db: Db | Tx, id: string, name: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ name: name.trim(), updated_at: isoNow() })
+    .where('id', '=', id)
+    .execute();
+}
