@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Section } from '../domain/catalog/curriculum.ts';
+import type { Section } from '../domain/catalog/curriculum-rows.ts';
 import type { Event } from '../domain/community/events.ts';
 import type { CoursesTable } from '../domain/kernel/tables.ts';
 import type { LectureProgress } from '../domain/learning/lecture-progress.ts';

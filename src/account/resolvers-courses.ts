@@ -1,4 +1,4 @@
-import type { Lecture, Section } from '../domain/catalog/curriculum.ts';
+import type { Lecture, Section } from '../domain/catalog/curriculum-rows.ts';
 import type { CoursesTable } from '../domain/kernel/tables.ts';
 import type { EnrollmentSummary } from '../domain/learning/enrollments.ts';
 import type { LectureProgress } from '../domain/learning/lecture-progress.ts';

@@ -7,14 +7,12 @@ import {
   getCurriculum,
   getLecture,
   getSection,
-  LECTURE_TYPES,
-  type Lecture,
   reorderLectures,
   reorderSections,
-  type Section,
   updateLecture,
   updateSection,
 } from '../../domain/catalog/curriculum.ts';
+import { LECTURE_TYPES, type Lecture, type Section } from '../../domain/catalog/curriculum-rows.ts';
 import { Text } from '../../domain/kernel/fields.ts';
 import { requireSchoolFile } from '../../domain/school/storage.ts';
 import type { OperationContext } from '../define-operation.ts';

@@ -1,7 +1,8 @@
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { loadCurricula, type Section } from '../catalog/curriculum.ts';
+import { loadCurricula } from '../catalog/curriculum.ts';
+import type { Section } from '../catalog/curriculum-rows.ts';
 import { countOrders, listOrders, type Order } from '../commerce/orders.ts';
 import {
   countSubscriptions,

@@ -1,0 +1,153 @@
+import { problems } from '../../errors/problem-error.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { flag, lockRow } from '../kernel/checks.ts';
+import type { LecturesTable, SectionsTable } from '../kernel/tables.ts';
+
+/*
+ * The curriculum's shapes (sections holding ordered lectures), their row mappers, and the
+ * lookups and position rules every curriculum change shares. The changes themselves live in
+ * curriculum.ts.
+ */
+
+export const LECTURE_TYPES = ['video', 'text', 'quiz', 'file'] as const;
+export type LectureType = (typeof LECTURE_TYPES)[number];
+
+/** A lecture; positions are 1-based within its section. */
+export interface Lecture {
+  id: string;
+  courseId: string;
+  sectionId: string;
+  title: string;
+  type: LectureType;
+  durationSeconds: number;
+  isFreePreview: boolean;
+  position: number;
+  body: string | null;
+  videoUrl: string | null;
+  fileId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A section with its lectures in order; positions are 1-based within the course. */
+export interface Section {
+  id: string;
+  courseId: string;
+  title: string;
+  position: number;
+  lectures: Lecture[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface LectureInput {
+  title: string;
+  type: LectureType;
+  durationSeconds?: number;
+  isFreePreview?: boolean;
+  body?: string | null;
+  videoUrl?: string | null;
+  fileId?: string | null;
+  /** 1-based; omitted appends. Later lectures shift down. */
+  position?: number;
+}
+
+export function toLecture(r: LecturesTable): Lecture {
+  return {
+    id: r.id,
+    courseId: r.course_id,
+    sectionId: r.section_id,
+    title: r.title,
+    type: r.type,
+    durationSeconds: r.duration_seconds,
+    isFreePreview: flag(r.is_free_preview),
+    position: r.position,
+    body: r.body,
+    videoUrl: r.video_url,
+    fileId: r.file_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function toSection(r: SectionsTable, lectures: Lecture[]): Section {
+  return {
+    id: r.id,
+    courseId: r.course_id,
+    title: r.title,
+    position: r.position,
+    lectures,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export async function requireCourse(db: Db | Tx, schoolId: string, courseId: string): Promise<void> {
+  const found = await db
+    .selectFrom('courses')
+    .select('id')
+    .where('school_id', '=', schoolId)
+    .where('id', '=', courseId)
+    .executeTakeFirst();
+  if (!found) throw problems.notFound('No such course.');
+}
+
+// Curriculum changes hold the course row first, so concurrent ones renumber in turn (no twins,
+// gaps or deadlocks between two renumberings).
+export async function lockCourse(tx: Tx, schoolId: string, courseId: string): Promise<void> {
+  if (!(await lockRow(tx, 'courses', schoolId, { id: courseId }))) throw problems.notFound('No such course.');
+}
+
+export async function sectionRow(db: Db | Tx, schoolId: string, id: string): Promise<SectionsTable> {
+  const row = await db
+    .selectFrom('sections')
+    .selectAll()
+    .where('school_id', '=', schoolId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw problems.notFound('No such section.');
+  return row;
+}
+
+export function checkPermutation(
+  field: string,
+  current: readonly string[],
+  proposed: readonly string[],
+): void {
+  const same =
+    current.length === proposed.length &&
+    new Set(proposed).size === proposed.length &&
+    proposed.every((id) => current.includes(id));
+  if (!same) throw problems.validation([{ field, message: 'must list every id of the parent exactly once' }]);
+}
+
+// Children in their current order: a course's sections, or a section's lectures.
+async function childIds(db: Db | Tx, table: 'sections' | 'lectures', parentId: string): Promise<string[]> {
+  const parent = table === 'sections' ? 'course_id' : 'section_id';
+  const rows = await db
+    .selectFrom(table)
+    .select('id')
+    .where(parent, '=', parentId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export const sectionIds = (db: Db | Tx, courseId: string) => childIds(db, 'sections', courseId);
+export const lectureIds = (db: Db | Tx, sectionId: string) => childIds(db, 'lectures', sectionId);
+
+// Positions are rewritten 1..n after every change so they never collide or leave gaps.
+export async function renumber(
+  db: Db | Tx,
+  table: 'sections' | 'lectures',
+  ids: readonly string[],
+): Promise<void> {
+  for (const [i, id] of ids.entries()) {
+    await db
+      .updateTable(table)
+      .set({ position: i + 1 })
+      .where('id', '=', id)
+      .execute();
+  }
+}
