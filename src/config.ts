@@ -49,6 +49,15 @@ const envSchema = z.object({
   TRUST_PROXY: bool.default(false),
   // Checked in loadConfig, so a refused value (a secret) is never echoed in the error.
   METRICS_TOKEN: z.string().optional(),
+  // Checked in loadConfig too: the URL may carry the SMTP password.
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z
+    .string()
+    .regex(
+      /^([^<>@\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/,
+      'must be an address or "Name <address>"',
+    )
+    .optional(),
 });
 
 export type DatabaseEngine = 'sqlite' | 'postgres';
@@ -77,6 +86,10 @@ export interface Config {
   readonly secureCookies: boolean;
   /** When set, `/metrics` needs `Authorization: Bearer <metricsToken>`; unset, it is open. */
   readonly metricsToken?: string;
+  /** Outgoing mail: `smtp://` or `smtps://` URL (unset: links are shown instead of mailed). */
+  readonly smtpUrl?: string;
+  /** The sender of every email, `Name <address>`. */
+  readonly mailFrom: string;
 }
 
 function fail(variable: string, message: string): never {
@@ -106,6 +119,18 @@ function parseMetricsToken(raw: string | undefined): string | undefined {
       'METRICS_TOKEN',
       'must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (an RFC 6750 Bearer token)',
     );
+  }
+  return raw;
+}
+
+function parseSmtpUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {}
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) {
+    fail('SMTP_URL', 'must be smtp://[user:password@]host[:port] or smtps://…');
   }
   return raw;
 }
@@ -191,6 +216,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: e.TRUST_PROXY,
     secureCookies: baseUrl.startsWith('https:'),
     metricsToken: parseMetricsToken(e.METRICS_TOKEN),
+    smtpUrl: parseSmtpUrl(e.SMTP_URL),
+    mailFrom: e.MAIL_FROM ?? `Lectern <no-reply@${new URL(baseUrl).hostname}>`,
   };
   return deepFreeze(config);
 }

@@ -8,6 +8,7 @@ import type { AppContext, AppEnv } from './http/context.ts';
 import { createLogger } from './http/logger.ts';
 import { createMetrics } from './http/metrics.ts';
 import { createThrottle } from './http/throttle.ts';
+import { createMailer } from './mail/mailer.ts';
 import { createCimdFetcher } from './oauth/cimd.ts';
 import type { CimdFetchOptions } from './oauth/cimd-fetch.ts';
 import { ensureVendorClients } from './oauth/vendors.ts';
@@ -56,6 +57,7 @@ export async function openRuntime(
     // Outages are logged once by the link; a single failed call is only worth a debug line.
     onError: (err) => logger.debug({ err }, 'throttle call to Redis failed; attempt let through'),
   });
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const runtime: Runtime = {
     config,
     db,
@@ -65,8 +67,10 @@ export async function openRuntime(
     verifier: createBearerVerifier({ db, config }),
     signingKeys: createSigningKeys({ db, secret: config.secret }),
     cimd: createCimdFetcher({ db, config, logger }, options.cimdFetch),
+    mailer,
     redis,
     close: async () => {
+      mailer.close();
       await throttle.close();
       await redis?.close();
       await db.destroy();

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SigningKeys } from '../crypto/signing-keys.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import type { CimdFetcher } from '../oauth/cimd.ts';
 import type { BearerVerifier } from '../resource/verifier.ts';
 import type { Db } from '../store/database.ts';
@@ -25,6 +26,8 @@ export interface AppContext {
   readonly signingKeys: SigningKeys;
   /** The Client ID Metadata Document fetcher: its options, remembered refusals, fetches in flight. */
   readonly cimd: CimdFetcher;
+  /** Outgoing mail over `SMTP_URL`; `enabled` is false without it. */
+  readonly mailer: Mailer;
   /** The connection of `REDIS_URL`, when set. */
   readonly redis?: RedisLink;
 }
