@@ -47,6 +47,7 @@ const envSchema = z.object({
   REGISTRATION_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(300),
   VENDORS_FILE: z.string().min(1).optional(),
   TRUST_PROXY: bool.default(false),
+  CLIENT_SECRET_OVERLAP_HOURS: z.coerce.number().int().min(0).max(720).default(24),
   // Checked in loadConfig, so a refused value (a secret) is never echoed in the error.
   METRICS_TOKEN: z.string().optional(),
   // Checked in loadConfig too: the URL may carry the SMTP password.
@@ -83,6 +84,8 @@ export interface Config {
   /** Client registrations accepted per client address per 10 minutes. */
   readonly registrationRateLimit: number;
   readonly trustProxy: boolean;
+  /** How long a member app's replaced client secret keeps working after a rotation (0: not at all). */
+  readonly clientSecretOverlapSeconds: number;
   readonly secureCookies: boolean;
   /** When set, `/metrics` needs `Authorization: Bearer <metricsToken>`; unset, it is open. */
   readonly metricsToken?: string;
@@ -214,6 +217,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     vendorsFile: e.VENDORS_FILE ? resolve(e.VENDORS_FILE) : undefined,
     registrationRateLimit: e.REGISTRATION_RATE_LIMIT,
     trustProxy: e.TRUST_PROXY,
+    clientSecretOverlapSeconds: e.CLIENT_SECRET_OVERLAP_HOURS * 3600,
     secureCookies: baseUrl.startsWith('https:'),
     metricsToken: parseMetricsToken(e.METRICS_TOKEN),
     smtpUrl: parseSmtpUrl(e.SMTP_URL),

@@ -12,6 +12,9 @@ export interface OAuthClient {
   authMethod: 'none' | 'client_secret_post';
   /** sha256() of the client secret; null for public clients. */
   secretHash: string | null;
+  /** sha256() of the secret a rotation replaced, valid until `previousSecretExpiresAt` (ISO). */
+  previousSecretHash?: string | null;
+  previousSecretExpiresAt?: string | null;
   redirectUris: string[];
   /**
    * Vendor prefix entries (vendors.json `redirect_uri_prefixes`): the prefix plus one plain path
@@ -41,6 +44,8 @@ export function clientFromRow(row: OAuthClientsTable): OAuthClient {
     schoolId: row.school_id,
     authMethod: row.token_endpoint_auth_method,
     secretHash: row.secret_hash,
+    previousSecretHash: row.previous_secret_hash ?? null,
+    previousSecretExpiresAt: row.previous_secret_expires_at ?? null,
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     redirectUriPrefixes: prefixes,
     allowedScopes: row.allowed_scopes === null ? null : row.allowed_scopes.split(' ').filter(Boolean),

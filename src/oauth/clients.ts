@@ -4,6 +4,7 @@
  */
 import { safeEqual, sha256 } from '../crypto/tokens.ts';
 import type { AppContext } from '../http/context.ts';
+import { isoNow } from '../store/time.ts';
 import { fetchCimdClient, findStoredCimdClient, isCimdClientId } from './cimd.ts';
 import { clientFromRow, type OAuthClient } from './client-row.ts';
 import { loopbackMatches, MAX_REDIRECT_URI_LENGTH, parseLoopback, prefixMatches } from './redirect-uris.ts';
@@ -65,9 +66,21 @@ export function redirectUriMatches(client: OAuthClient, redirectUri: string): bo
   return client.redirectUriPrefixes.some((prefix) => prefixMatches(prefix, redirectUri));
 }
 
-/** Verifies a confidential client's secret in constant time (only hashes are compared). */
+/**
+ * Verifies a confidential client's secret in constant time (only hashes are compared): the
+ * current secret, or the one a rotation replaced while its overlap lasts (member apps; RFC 6749
+ * §2.3.1 says nothing about rotation, see decisions.md). Both are always compared, so the time
+ * taken does not tell which one matched.
+ */
 export function verifyClientSecret(client: OAuthClient, secret: string | undefined): boolean {
   if (client.authMethod !== 'client_secret_post' || !client.secretHash) return false;
   if (typeof secret !== 'string' || !secret || secret.length > 512) return false;
-  return safeEqual(sha256(secret), client.secretHash);
+  const presented = sha256(secret);
+  const current = safeEqual(presented, client.secretHash);
+  const previous =
+    client.previousSecretHash != null &&
+    client.previousSecretExpiresAt != null &&
+    safeEqual(presented, client.previousSecretHash) &&
+    client.previousSecretExpiresAt > isoNow();
+  return current || previous;
 }

@@ -6,7 +6,7 @@
 import { newId } from '../crypto/ids.ts';
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import { type Db, inTransaction, type Tx } from '../store/database.ts';
-import { isoNow } from '../store/time.ts';
+import { isoIn, isoNow } from '../store/time.ts';
 import { revokeGrant } from './grants.ts';
 import { isHttpsRedirectUri, isLoopbackRedirectUri, MAX_REDIRECT_URI_LENGTH } from './redirect-uris.ts';
 import { ALL_SCOPES, formatScopes, parseScopes, scopeAudience } from './scopes.ts';
@@ -36,6 +36,8 @@ export interface MemberApp {
   readonly scopes: string[];
   readonly createdByUserId: string | null;
   readonly secretRotatedAt: string | null;
+  /** While the secret a rotation replaced still works: until when (ISO); else null. */
+  readonly previousSecretValidUntil: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -61,6 +63,10 @@ function toApp(row: OAuthClientsTable): MemberApp {
     scopes: parseScopes(row.allowed_scopes),
     createdByUserId: row.created_by_user_id,
     secretRotatedAt: row.secret_rotated_at,
+    previousSecretValidUntil:
+      row.previous_secret_hash && row.previous_secret_expires_at && row.previous_secret_expires_at > isoNow()
+        ? row.previous_secret_expires_at
+        : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -264,26 +270,55 @@ export async function updateMemberApp(
   });
 }
 
+/** A new secret, and until when the one it replaced keeps working (null: it stopped at once). */
+export interface RotatedSecret {
+  readonly secret: string;
+  readonly previousValidUntil: string | null;
+}
+
 /**
- * Replaces a confidential app's secret; the old one stops working at once. Returns the new
- * secret, or undefined when the app is not this school's or is public.
+ * Replaces a confidential app's secret. The replaced one keeps authenticating for
+ * `overlapSeconds` (0: it stops at once), so a deployment can switch without downtime. There is
+ * one previous secret at most: rotating again during an overlap ends the oldest secret at once
+ * (the one being replaced now gets the new overlap). The update is conditional on the secret it
+ * read, so two concurrent rotations cannot both keep the same predecessor; the loser retries.
+ * undefined when the app is not this school's or is public.
  */
 export async function rotateMemberAppSecret(
-  db: Db | Tx,
+  db: Db,
   schoolId: string,
   clientId: string,
-): Promise<string | undefined> {
-  const secret = randomToken(32);
-  const now = isoNow();
-  const result = await db
-    .updateTable('oauth_clients')
-    .set({ secret_hash: sha256(secret), secret_rotated_at: now, updated_at: now })
-    .where('id', '=', clientId)
-    .where('kind', '=', 'member')
-    .where('school_id', '=', schoolId)
-    .where('token_endpoint_auth_method', '=', 'client_secret_post')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1 ? secret : undefined;
+  overlapSeconds: number,
+): Promise<RotatedSecret | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const row = await db
+      .selectFrom('oauth_clients')
+      .select('secret_hash')
+      .where('id', '=', clientId)
+      .where('kind', '=', 'member')
+      .where('school_id', '=', schoolId)
+      .where('token_endpoint_auth_method', '=', 'client_secret_post')
+      .executeTakeFirst();
+    if (!row?.secret_hash) return undefined;
+    const secret = randomToken(32);
+    const now = isoNow();
+    const previousValidUntil = overlapSeconds > 0 ? isoIn(overlapSeconds) : null;
+    const result = await db
+      .updateTable('oauth_clients')
+      .set({
+        secret_hash: sha256(secret),
+        previous_secret_hash: previousValidUntil ? row.secret_hash : null,
+        previous_secret_expires_at: previousValidUntil,
+        secret_rotated_at: now,
+        updated_at: now,
+      })
+      .where('id', '=', clientId)
+      .where('school_id', '=', schoolId)
+      .where('secret_hash', '=', row.secret_hash)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 1) return { secret, previousValidUntil };
+  }
+  throw new Error('the client secret kept changing during rotation');
 }
 
 /**

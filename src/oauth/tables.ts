@@ -29,6 +29,9 @@ export interface OAuthClientsTable {
   metadata_expires_at: string | null;
   created_by_user_id: string | null;
   secret_rotated_at: string | null;
+  /** SHA-256 of the secret the last rotation replaced; it authenticates until the time below. */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -104,6 +107,17 @@ export interface SessionsTable {
   expires_at: string;
 }
 
+/** A value shown once on the page a form redirects to (a new client secret), sealed. */
+export interface SessionFlashesTable {
+  /** The session it belongs to (`sessions.id_hash`). */
+  session_hash: string;
+  /** What it is for, e.g. `member-app-secret:<client_id>`. */
+  name: string;
+  /** AES-256-GCM of the JSON value under a key derived from LECTERN_SECRET. */
+  sealed: string;
+  expires_at: string;
+}
+
 /** Every table of the authorization server. */
 export interface OAuthTables {
   oauth_clients: OAuthClientsTable;
@@ -112,4 +126,5 @@ export interface OAuthTables {
   oauth_tokens: OAuthTokensTable;
   signing_keys: SigningKeysTable;
   sessions: SessionsTable;
+  session_flashes: SessionFlashesTable;
 }

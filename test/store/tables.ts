@@ -38,6 +38,7 @@ const ALL = {
   oauth_tokens: true,
   signing_keys: true,
   sessions: true,
+  session_flashes: true,
 } satisfies Record<keyof Database, true>;
 
 export const TABLES = Object.keys(ALL) as Array<keyof Database>;

@@ -57,7 +57,7 @@ describe('/account: a person’s own connected apps (product.md §8)', () => {
     assert.equal((await browser.request('/account')).status, 302);
   });
 
-  it('lists the person’s connections with plain-language scopes, and revokes their own', async () => {
+  it('lists the person’s connections with plain-language scopes, and revokes their own after confirming', async () => {
     const tokens = await obtainTokens(t, {
       clientId: DEMO_MEMBER_APP_ID,
       scopes: ['openid', 'account:read'],
@@ -68,9 +68,20 @@ describe('/account: a person’s own connected apps (product.md §8)', () => {
     assert.match(html, /Demo Member App/);
     assert.match(html, /See your courses, progress, orders and event registrations/);
     const grant = await grantOf(tokens.access_token);
-    assert.ok(html.includes(`name="grant" value="${grant}"`));
+    // The list links to a confirmation page (issue #16): nothing is revoked by a GET.
+    const confirmPath = `/account/connections/revoke?grant=${grant}`;
+    assert.ok(html.includes(`href="${confirmPath}"`));
+    const confirm = await student.request(confirmPath);
+    assert.equal(confirm.status, 200);
+    assertPageHeaders(confirm);
+    const page = await confirm.text();
+    assert.match(page, /<h1>Disconnect Demo Member App\?<\/h1>/);
+    assert.match(page, /stops acting for you at Demo Academy at once/);
+    assert.ok(page.includes(`name="grant" value="${grant}"`));
+    assert.match(page, /<a href="\/account">Cancel<\/a>/);
+    assert.equal(await userinfoStatus(t, tokens.access_token), 200, 'the confirmation page revokes nothing');
 
-    const res = await submit(student, '/account', '/account/connections/revoke', { grant });
+    const res = await submit(student, confirmPath, '/account/connections/revoke', { grant });
     assert.equal(res.status, 303);
     assert.equal(locationOf(res), '/account?done=revoked');
     assert.equal(await userinfoStatus(t, tokens.access_token), 401);
@@ -85,12 +96,16 @@ describe('/account: a person’s own connected apps (product.md §8)', () => {
       user: 'owner@example.com',
     });
     const grant = await grantOf(owners.access_token);
+    // Neither the confirmation page nor the POST finds another person's grant.
+    const confirm = await student.request(`/account/connections/revoke?grant=${grant}`);
+    assert.equal(confirm.status, 303);
+    assert.equal(locationOf(confirm), '/account?done=not-found');
     const res = await submit(student, '/account', '/account/connections/revoke', { grant });
     assert.equal(locationOf(res), '/account?done=not-found');
     assert.equal(await userinfoStatus(t, owners.access_token), 200);
     const owner = await signedIn(t, 'owner@example.com');
     const ownPage = await (await owner.request('/account')).text();
-    assert.ok(ownPage.includes(`value="${grant}"`));
+    assert.ok(ownPage.includes(`grant=${grant}"`));
     assert.ok(ownPage.includes('href="/admin"'), 'an operator gets a link to the admin area');
   });
 

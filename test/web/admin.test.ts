@@ -128,7 +128,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
   });
 
   describe('Settings → Beta features → MCP connections', () => {
-    it('off hides Developers and stops member apps at authorize and token (spec §5.2 item 5)', async () => {
+    it('off hides Developers, keeps member apps listed and deletable, and stops them at authorize and token (spec §5.2 item 5, issue #16)', async () => {
       const pending = await obtainCode(t, {
         clientId: DEMO_MEMBER_APP_ID,
         scopes: ['openid', 'account:read'],
@@ -140,11 +140,29 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
 
       const settings = await (await owner.request(`/admin/${demo}`)).text();
       assert.match(settings, /id="mcp-status">Off</);
-      assert.ok(!settings.includes(`href="/admin/${demo}/apps"`), 'no link to the Developers section');
+      // Issue #16 changed this: the apps stay reachable (to review or delete them), not from the
+      // navigation but from Settings; only creating a new one needs the beta.
+      const nav = /<nav class="top"[\s\S]*?<\/nav>/.exec(settings)?.[0] ?? '';
+      assert.ok(!nav.includes(`href="/admin/${demo}/apps"`), 'no Developers link in the navigation');
+      assert.match(settings, /Your 1 member app is kept while MCP connections are off/);
+      assert.ok(settings.includes(`<a href="/admin/${demo}/apps">Review or delete member apps</a>`));
       const apps = await owner.request(`/admin/${demo}/apps`);
-      assert.equal(apps.status, 404);
-      assert.match(await apps.text(), /Turn on the MCP connections beta/);
-      assert.equal((await owner.request(`/admin/${demo}/apps/${DEMO_MEMBER_APP_ID}`)).status, 404);
+      assert.equal(apps.status, 200);
+      const list = await apps.text();
+      assert.ok(list.includes(DEMO_MEMBER_APP_ID));
+      assert.match(list, /MCP connections are off: these apps cannot be authorized or get tokens/);
+      assert.ok(!list.includes(`href="/admin/${demo}/apps/new"`), 'no way to create while off');
+      assert.equal((await owner.request(`/admin/${demo}/apps/${DEMO_MEMBER_APP_ID}`)).status, 200);
+      const creating = await owner.request(`/admin/${demo}/apps/new`);
+      assert.equal(creating.status, 409);
+      assert.match(await creating.text(), /Turn on the MCP connections beta feature in Settings to create/);
+      const post = await submit(owner, `/admin/${demo}`, `/admin/${demo}/apps`, {
+        name: 'While off',
+        redirect_uris: 'http://127.0.0.1/callback',
+        auth_method: 'none',
+        scope: 'openid',
+      });
+      assert.equal(post.status, 409);
 
       // Authorize redirects unauthorized_client; the token endpoint refuses code and refresh.
       const browser = await signedIn(t, 'student@example.com');
@@ -180,9 +198,9 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
 
       // On again: the apps were kept, not deleted.
       await setBeta(true);
-      const list = await owner.request(`/admin/${demo}/apps`);
-      assert.equal(list.status, 200);
-      assert.match(await list.text(), new RegExp(DEMO_MEMBER_APP_ID));
+      const listed = await owner.request(`/admin/${demo}/apps`);
+      assert.equal(listed.status, 200);
+      assert.match(await listed.text(), new RegExp(DEMO_MEMBER_APP_ID));
       const again = await tokenRequest(t, {
         grant_type: 'refresh_token',
         refresh_token: live.refresh_token,
@@ -204,6 +222,15 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
       submit(owner, newPage(), `/admin/${demo}/apps`, fields);
     const clientIdOf = (html: string) => /id="client-id">([^<]+)</.exec(html)?.[1];
     const secretOf = (html: string) => /id="client-secret">([^<]+)</.exec(html)?.[1];
+    /** Creates an app through the form and follows the redirect (POST-redirect-GET, issue #16). */
+    const created = async (fields: Record<string, string | string[]>) => {
+      const res = await create(fields);
+      assert.equal(res.status, 303);
+      const page = await owner.request(locationOf(res));
+      assert.equal(page.status, 200);
+      const html = await page.text();
+      return { location: locationOf(res), html, clientId: clientIdOf(html)!, secret: secretOf(html) };
+    };
 
     it('refuses bad input field by field, tied to the fields (aria-describedby)', async () => {
       const res = await create({
@@ -258,11 +285,17 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
         auth_method: 'none',
         scope: ['openid', 'account:read'],
       });
-      assert.equal(res.status, 201);
-      assertPageHeaders(res);
-      const html = await res.text();
-      const clientId = clientIdOf(html);
-      assert.match(clientId ?? '', /^app_[0-9a-z]{26}$/);
+      // POST-redirect-GET: the form answers with a redirect to the app's page (issue #16).
+      assert.equal(res.status, 303);
+      const location = locationOf(res);
+      const clientId = /^\/admin\/[^/]+\/apps\/(app_[0-9a-z]{26})\?done=created$/.exec(location)?.[1];
+      assert.ok(clientId, location);
+      const page = await owner.request(location);
+      assert.equal(page.status, 200);
+      assertPageHeaders(page);
+      const html = await page.text();
+      assert.equal(clientIdOf(html), clientId);
+      assert.match(html, /The app was created\. A public app has no secret/);
       assert.equal(secretOf(html), undefined);
       const row = await t.runtime.db
         .selectFrom('oauth_clients')
@@ -302,19 +335,38 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
       assert.equal(await userinfoStatus(t, tokens.access_token), 200);
     });
 
-    it('creates a confidential app: the secret is shown once, on a no-store page, and stored hashed', async () => {
+    it('creates a confidential app: the secret is shown once, after the redirect, on a no-store page, and stored hashed', async () => {
       const res = await create({
         name: 'Server App',
         redirect_uris: 'https://server.example/cb',
         auth_method: 'client_secret_post',
         scope: MEMBER_SCOPES,
       });
-      assert.equal(res.status, 201);
-      assert.equal(res.headers.get('cache-control'), 'no-store');
-      const html = await res.text();
+      // POST-redirect-GET (issue #16): the secret is not in the redirect, nor in its URL.
+      assert.equal(res.status, 303);
+      const location = locationOf(res);
+      assert.match(location, /^\/admin\/[^/]+\/apps\/app_[0-9a-z]{26}\/secret$/);
+      assert.equal(await res.text(), '');
+      const shown = await owner.request(location);
+      assert.equal(shown.status, 200);
+      assertPageHeaders(shown);
+      const html = await shown.text();
       const clientId = clientIdOf(html)!;
       const secret = secretOf(html)!;
       assert.match(secret, /^[A-Za-z0-9_-]{43}$/);
+      assert.ok(location.includes(clientId));
+      // A refresh shows it no more, and no app was created twice.
+      const again = await owner.request(location);
+      assert.equal(again.status, 410);
+      const gone = await again.text();
+      assert.ok(!gone.includes(secret));
+      assert.match(gone, /Secret already shown/);
+      const named = await t.runtime.db
+        .selectFrom('oauth_clients')
+        .select('id')
+        .where('name', '=', 'Server App')
+        .execute();
+      assert.equal(named.length, 1);
       const row = await t.runtime.db
         .selectFrom('oauth_clients')
         .select(['secret_hash', 'allowed_scopes'])
@@ -353,19 +405,37 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
         `/admin/${demo}/apps/${clientId}/rotate-secret`,
         {},
       );
-      assert.equal(rotated.status, 200);
-      assert.equal(rotated.headers.get('cache-control'), 'no-store');
-      const newSecret = secretOf(await rotated.text())!;
+      assert.equal(rotated.status, 303);
+      assert.equal(locationOf(rotated), location);
+      const rotatedPage = await owner.request(location);
+      assert.equal(rotatedPage.headers.get('cache-control'), 'no-store');
+      const rotatedHtml = await rotatedPage.text();
+      const newSecret = secretOf(rotatedHtml)!;
       assert.notEqual(newSecret, secret);
-      const refresh = {
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token,
-        client_id: clientId,
+      assert.match(rotatedHtml, /The previous one keeps working until <time datetime="[^"]+">/);
+      // Both work during the overlap (issue #16); the old one stops once it ends.
+      let refreshToken = tokens.refresh_token as string;
+      const refresh = async (client_secret: string) => {
+        const r = await tokenRequest(t, {
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: clientId,
+          client_secret,
+        });
+        if (r.status === 200) refreshToken = (await r.clone().json()).refresh_token;
+        return r;
       };
-      const old = await tokenRequest(t, { ...refresh, client_secret: secret });
+      assert.equal((await refresh(secret)).status, 200);
+      assert.equal((await refresh(newSecret)).status, 200);
+      await t.runtime.db
+        .updateTable('oauth_clients')
+        .set({ previous_secret_expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', clientId)
+        .execute();
+      const old = await refresh(secret);
       assert.equal(old.status, 401);
       assert.equal((await old.json()).error, 'invalid_client');
-      assert.equal((await tokenRequest(t, { ...refresh, client_secret: newSecret })).status, 200);
+      assert.equal((await refresh(newSecret)).status, 200);
     });
 
     it('a public app has no secret to rotate', async () => {
@@ -379,13 +449,12 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
     });
 
     it('edits name, redirect URIs and scopes; narrowing revokes connections holding a removed scope', async () => {
-      const created = await create({
+      const { clientId } = await created({
         name: 'Editable',
         redirect_uris: 'http://127.0.0.1/callback',
         auth_method: 'none',
         scope: ['openid', 'account:read', 'account:write'],
       });
-      const clientId = clientIdOf(await created.text())!;
       const narrow = await obtainTokens(t, { clientId, scopes: ['openid', 'account:read'], resource: B });
       const wide = await obtainTokens(t, {
         clientId,
@@ -401,8 +470,13 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
         redirect_uris: 'http://127.0.0.1/callback\nhttps://edited.example/cb',
         scope: ['openid', 'account:read'],
       });
-      assert.equal(res.status, 200);
-      assert.match(await res.text(), /1 connection\(s\) held a scope you removed/);
+      // POST-redirect-GET: the count of revoked connections rides on the redirect (issue #16).
+      assert.equal(res.status, 303);
+      assert.equal(locationOf(res), `${page}?done=updated&revoked=1`);
+      assert.match(
+        await (await owner.request(locationOf(res))).text(),
+        /1 connection\(s\) held a scope you removed/,
+      );
       assert.equal(await userinfoStatus(t, narrow.access_token), 200);
       assert.equal(await userinfoStatus(t, wide.access_token), 401);
       const row = await t.runtime.db
@@ -429,13 +503,12 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
     });
 
     it('deletes an app after a confirmation page, revoking every token', async () => {
-      const created = await create({
+      const { clientId } = await created({
         name: 'Doomed',
         redirect_uris: 'http://127.0.0.1/callback',
         auth_method: 'none',
         scope: ['openid', 'account:read'],
       });
-      const clientId = clientIdOf(await created.text())!;
       const tokens = await obtainTokens(t, { clientId, scopes: ['openid', 'account:read'], resource: B });
       const confirm = await owner.request(`/admin/${demo}/apps/${clientId}/delete`);
       assert.equal(confirm.status, 200);
@@ -519,11 +592,24 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
         .select('grant_id')
         .where('token_hash', '=', sha256(tokens.access_token))
         .executeTakeFirstOrThrow();
-      const key = /name="grant" value="([^"]+)"/g;
+      const key = /\/connected\/revoke\?grant=([^"]+)"/g;
       const keys = [...html.matchAll(key)].map((m) => m[1]);
       assert.ok(keys.includes(grant.grant_id), 'the newest grant of the connection is its key');
 
-      const res = await submit(owner, `/admin/${demo}/connected`, `/admin/${demo}/connected/revoke`, {
+      // Revoking goes through a confirmation page (issue #16), which itself changes nothing.
+      const confirmPath = `/admin/${demo}/connected/revoke?grant=${grant.grant_id}`;
+      const confirm = await owner.request(confirmPath);
+      assert.equal(confirm.status, 200);
+      assertPageHeaders(confirm);
+      const confirmHtml = await confirm.text();
+      assert.match(confirmHtml, /<h1>Revoke Demo Member App\?<\/h1>/);
+      assert.match(
+        confirmHtml,
+        /stops acting for Sam Student \(student@example\.com\) at Demo Academy at once/,
+      );
+      assert.ok(confirmHtml.includes(`name="grant" value="${grant.grant_id}"`));
+      assert.equal(await userinfoStatus(t, tokens.access_token), 200);
+      const res = await submit(owner, confirmPath, `/admin/${demo}/connected/revoke`, {
         grant: grant.grant_id,
       });
       assert.equal(res.status, 303);
@@ -536,7 +622,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
       });
       assert.equal((await refresh.json()).error, 'invalid_grant');
       const after = await (await owner.request(`/admin/${demo}/connected`)).text();
-      assert.ok(!after.includes(`value="${grant.grant_id}"`));
+      assert.ok(!after.includes(`grant=${grant.grant_id}"`));
     });
 
     it("an operator cannot revoke another school's grant through their own school", async () => {
@@ -560,6 +646,9 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
         .where('token_hash', '=', sha256(tokens.access_token))
         .executeTakeFirstOrThrow();
       assert.equal(grant.school_id, other);
+      const confirm = await owner.request(`/admin/${demo}/connected/revoke?grant=${grant.grant_id}`);
+      assert.equal(confirm.status, 303);
+      assert.equal(locationOf(confirm), `/admin/${demo}/connected?done=not-found`);
       const res = await submit(owner, `/admin/${demo}/connected`, `/admin/${demo}/connected/revoke`, {
         grant: grant.grant_id,
       });

@@ -122,7 +122,7 @@ describe('member apps and connections: storage contract', () => {
     assert.equal(await getMemberApp(db, other, app.clientId), undefined);
     assert.ok(!(await listMemberApps(db, other)).some((a) => a.clientId === app.clientId));
     assert.equal(await updateMemberApp(db, other, app.clientId, { ...input, name: 'Hijack' }), undefined);
-    assert.equal(await rotateMemberAppSecret(db, other, app.clientId), undefined);
+    assert.equal(await rotateMemberAppSecret(db, other, app.clientId, 3600), undefined);
     assert.equal(await deleteMemberApp(db, other, app.clientId), false);
     const still = await getMemberApp(db, demo, app.clientId);
     assert.equal(still?.name, 'App');
@@ -143,7 +143,7 @@ describe('member apps and connections: storage contract', () => {
       createdByUserId: owner,
     });
     assert.equal(clientSecret, undefined);
-    assert.equal(await rotateMemberAppSecret(db, demo, app.clientId), undefined);
+    assert.equal(await rotateMemberAppSecret(db, demo, app.clientId, 3600), undefined);
   });
 
   it(`a school holds at most ${MAX_APPS_PER_SCHOOL} member apps`, async () => {

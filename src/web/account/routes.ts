@@ -33,7 +33,7 @@ interface SchoolSection {
   readonly connections: Connection[];
 }
 
-function connectionList(viewer: Viewer, connections: readonly Connection[]): Html {
+function connectionList(connections: readonly Connection[]): Html {
   if (connections.length === 0) return html`<p class="muted">No connected apps.</p>`;
   return html`<div class="table-wrap"><table class="stack">
 <thead><tr><th scope="col">App</th><th scope="col">It can</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
@@ -43,9 +43,7 @@ function connectionList(viewer: Viewer, connections: readonly Connection[]): Htm
 <td data-label="It can"><ul class="scopes">${conn.scopes.map((s) => html`<li>${describeScope(s)}</li>`)}</ul></td>
 <td data-label="Connected">${when(conn.createdAt)}</td>
 <td data-label="Last used">${when(conn.lastUsedAt)}</td>
-<td><form class="inline" method="post" action="/account/connections/revoke">${csrfField(viewer)}
-<input type="hidden" name="grant" value="${conn.key}">
-<button class="danger small" type="submit" aria-label="Disconnect ${conn.clientName} at ${conn.schoolName}">Disconnect</button></form></td>
+<td><a href="/account/connections/revoke?grant=${encodeURIComponent(conn.key)}" aria-label="Disconnect ${conn.clientName} at ${conn.schoolName}">Disconnect…</a></td>
 </tr>`,
   )}</tbody></table></div>`;
 }
@@ -74,13 +72,26 @@ ${
     : sections.map(
         (s) => html`<section aria-labelledby="school-${s.id}">
 <h3 id="school-${s.id}">${s.name}${s.roles.length > 0 ? html` <span class="muted">(${s.roles.join(', ')})</span>` : ''}</h3>
-${connectionList(viewer, s.connections)}
+${connectionList(s.connections)}
 </section>`,
       )
 }`;
 }
 
-/** The account page and its revoke action. */
+/** Asks before disconnecting: which app, at which school, and what it could do. */
+function disconnectPage(viewer: Viewer, conn: Connection): Html {
+  return html`${topNav(viewer, [{ href: '/account', label: 'My account' }])}
+<h1>Disconnect ${conn.clientName}?</h1>
+${notice('warning', `${conn.clientName} stops acting for you at ${conn.schoolName} at once: its tokens stop working. You can connect it again later.`)}
+<h2>What it can do now</h2>
+<ul class="scopes">${conn.scopes.map((s) => html`<li>${describeScope(s)}</li>`)}</ul>
+<form method="post" action="/account/connections/revoke">${csrfField(viewer)}
+<input type="hidden" name="grant" value="${conn.key}">
+<div class="actions start"><button class="danger" type="submit">Disconnect</button>
+<a href="/account">Cancel</a></div></form>`;
+}
+
+/** The account page, and its revoke action behind a confirmation page. */
 export function createAccountPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
@@ -108,6 +119,16 @@ export function createAccountPagesApp(ctx: AppContext): Hono<AppEnv> {
     }
     const operator = memberships.some((m) => isOperator(m.roles));
     return sendAreaPage(c, 200, 'Your account', accountPage(viewer, sections, c.req.query('done'), operator));
+  });
+
+  app.get('/account/connections/revoke', async (c) => {
+    const viewer = await requireViewer(ctx, c, '/account');
+    if (viewer instanceof Response) return viewer;
+    // Only the viewer's own connections are found: someone else's grant id is "no longer exists".
+    const key = c.req.query('grant') ?? '';
+    const found = (await listUserConnections(ctx.db, viewer.user.id)).find((conn) => conn.key === key);
+    if (!found) return c.redirect('/account?done=not-found', 303);
+    return sendAreaPage(c, 200, `Disconnect ${found.clientName}?`, disconnectPage(viewer, found));
   });
 
   app.post('/account/connections/revoke', async (c) => {

@@ -14,6 +14,20 @@ import { doneNotice, scopeList } from './views.ts';
 
 const TYPE_LABEL = { none: 'Public', client_secret_post: 'Confidential' } as const;
 
+/** What the secret page shows once, carried by the session flash (http/flash.ts). */
+export interface SecretFlash {
+  readonly secret: string;
+  readonly rotated: boolean;
+  /** Until when the replaced secret keeps working (ISO); null when it stopped at once. */
+  readonly previousValidUntil: string | null;
+}
+
+/** An overlap in words: "24 hours". */
+export function overlapText(seconds: number): string {
+  const hours = Math.round(seconds / 3600);
+  return hours === 1 ? '1 hour' : `${hours} hours`;
+}
+
 const appPath = (area: Area, app: Pick<MemberApp, 'clientId'>, rest = '') =>
   areaPath(area.school.id, `/apps/${encodeURIComponent(app.clientId)}${rest}`);
 
@@ -22,10 +36,18 @@ export function appListPage(area: Area, apps: readonly MemberApp[], done: string
   return html`${areaNav(area, 'apps')}
 <h1>${area.school.name} · OAuth applications</h1>
 ${doneNotice(done)}
+${
+  area.developers
+    ? ''
+    : notice(
+        'warning',
+        html`MCP connections are off: these apps cannot be authorized or get tokens until you turn it on again in <a href="${areaPath(area.school.id)}">Settings</a>. You can still edit or delete them.`,
+      )
+}
 <p>Member apps let students and staff of ${area.school.name} connect an app to their own account: their
 courses, progress, orders and event registrations. Give the app's developer its client ID; anyone with a
 role at ${area.school.name} can then authorize it.</p>
-<p><a href="${areaPath(area.school.id, '/apps/new')}">Create an app</a></p>
+${area.developers ? html`<p><a href="${areaPath(area.school.id, '/apps/new')}">Create an app</a></p>` : ''}
 ${
   apps.length === 0
     ? html`<p class="muted">No member apps yet.</p>`
@@ -115,21 +137,32 @@ ${failed ? notice('error', 'The app was not created: correct the fields marked b
 ${appForm(area, areaPath(area.school.id, '/apps'), values, errors, 'create')}`;
 }
 
-/** Shown once after creation or rotation: the client_id and the secret (the page is no-store). */
-export function secretPage(area: Area, app: MemberApp, secret: string | undefined, rotated: boolean): Html {
+/**
+ * Shown once, on the page a create or rotate form redirects to: the client_id and the secret
+ * (the page is no-store; the flash that carried the secret is gone once this renders).
+ */
+export function secretPage(area: Area, app: MemberApp, flash: SecretFlash): Html {
+  const replaced = flash.previousValidUntil
+    ? html`The secret was replaced. The previous one keeps working until ${when(flash.previousValidUntil)}, then only this one does: update your app before then.`
+    : 'The secret was replaced; the old one no longer works.';
   return html`${areaNav(area, 'apps')}
-<h1>${rotated ? 'New client secret' : `${app.name} is ready`}</h1>
-${notice('success', rotated ? 'The secret was replaced; the old one no longer works.' : 'The app was created.')}
+<h1>${flash.rotated ? 'New client secret' : `${app.name} is ready`}</h1>
+${notice('success', flash.rotated ? replaced : 'The app was created.')}
 <p>Client ID</p>
 <code class="secret" id="client-id">${app.clientId}</code>
-${
-  secret
-    ? html`<p>Client secret</p>
-<code class="secret" id="client-secret">${secret}</code>
-${notice('warning', 'Copy the secret now and store it safely: it is shown only once. If it is lost, rotate it.')}`
-    : html`<p class="muted">A public app has no secret: it proves itself with PKCE.</p>`
-}
+<p>Client secret</p>
+<code class="secret" id="client-secret">${flash.secret}</code>
+${notice('warning', 'Copy the secret now and store it safely: it is shown only once, and reloading this page will not show it again. If it is lost, rotate it.')}
 <p><a href="${appPath(area, app)}">Continue to ${app.name}</a></p>`;
+}
+
+/** The secret page again (a refresh, a second tab, a bookmark): the secret is not shown twice. */
+export function secretGonePage(area: Area, app: MemberApp): Html {
+  return html`${areaNav(area, 'apps')}
+<h1>Secret already shown</h1>
+${notice('warning', 'A client secret is shown once, right after it is made, and this one has been shown already (or was never collected). Lectern keeps only its hash, so it cannot be shown again.')}
+<p>If you did not copy it, rotate the secret on the app's page to get a new one.</p>
+<p><a href="${appPath(area, app)}">Go to ${app.name}</a></p>`;
 }
 
 /** An app's page: its details, the edit form, secret rotation and the way to delete it. */
@@ -138,9 +171,10 @@ export function appPage(
   app: MemberApp,
   form: { values: AppFormValues; errors: MemberAppErrors },
   done: string | undefined,
-  revokedGrants = 0,
+  options: { revokedGrants?: number; overlapSeconds: number },
 ): Html {
   const failed = Object.keys(form.errors).length > 0;
+  const revokedGrants = options.revokedGrants ?? 0;
   return html`${areaNav(area, 'apps')}
 <h1>${app.name}</h1>
 ${doneNotice(done)}
@@ -155,16 +189,22 @@ ${failed ? notice('error', 'The changes were not saved: correct the fields marke
 ${
   app.authMethod === 'client_secret_post'
     ? html`<h2>Client secret</h2>
-<p>Last replaced: ${app.secretRotatedAt ? when(app.secretRotatedAt) : html`never (set at creation)`}.
-Rotating makes a new secret and stops the old one at once.</p>
+<p>Last replaced: ${app.secretRotatedAt ? when(app.secretRotatedAt) : html`never (set at creation)`}.</p>
+${app.previousSecretValidUntil ? notice('warning', html`The previous secret keeps working until ${when(app.previousSecretValidUntil)}.`) : ''}
+<p id="rotation-help">${rotationHelp(options.overlapSeconds)}</p>
 <form method="post" action="${appPath(area, app, '/rotate-secret')}">${csrfField(area.viewer)}
-<div class="actions start"><button class="secondary" type="submit">Rotate secret</button></div></form>`
+<div class="actions start"><button class="secondary" type="submit" aria-describedby="rotation-help">Rotate secret</button></div></form>`
     : ''
 }
 <h2>Edit</h2>
 ${appForm(area, appPath(area, app), form.values, form.errors, 'edit')}
 <h2>Delete</h2>
 <p>Deleting the app disconnects everyone who authorized it. <a href="${appPath(area, app, '/delete')}">Delete ${app.name}…</a></p>`;
+}
+
+function rotationHelp(overlapSeconds: number): string {
+  if (overlapSeconds <= 0) return 'Rotating makes a new secret and stops the current one at once.';
+  return `Rotating makes a new secret; the current one keeps working for ${overlapText(overlapSeconds)}, so you can update your app, then stops. Rotating again within that time stops the oldest secret at once.`;
 }
 
 /** Asks before deleting: what goes with the app. */

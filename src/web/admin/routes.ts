@@ -1,11 +1,14 @@
 /**
  * `/admin`: a school's operator area (product.md §8). Every page needs a signed-in owner or admin
- * of the school in the path; every change is a CSRF-checked POST answered by a redirect (or, for
- * a new secret, by a no-store page that shows it once).
+ * of the school in the path; every change is a CSRF-checked POST answered by a redirect
+ * (POST-redirect-GET), so a refresh never repeats it. A new client secret travels to the page
+ * the redirect leads to as a one-time flash on the session (http/flash.ts), never in the URL.
  */
 import { type Context, Hono } from 'hono';
 import { setBetaFeature } from '../../domain/school/schools.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
+import { putFlash, takeFlash } from '../../http/flash.ts';
+import { logSecurityEvent } from '../../http/security-log.ts';
 import { listSchoolConnections, revokeSchoolConnection } from '../../oauth/connected-apps.ts';
 import {
   createMemberApp,
@@ -20,9 +23,17 @@ import {
   validateMemberAppInput,
 } from '../../oauth/member-apps.ts';
 import { messagePage, readForm, requireViewer, sendAreaPage } from '../account/page-kit.ts';
-import { appListPage, appPage, deleteAppPage, newAppPage, secretPage } from './app-views.ts';
+import {
+  appListPage,
+  appPage,
+  deleteAppPage,
+  newAppPage,
+  type SecretFlash,
+  secretGonePage,
+  secretPage,
+} from './app-views.ts';
 import { type Area, areaPath, forbidden, operatedSchools, requireOperator } from './area.ts';
-import { connectedPage, schoolPickerPage, settingsPage } from './views.ts';
+import { connectedPage, revokeConnectionPage, schoolPickerPage, settingsPage } from './views.ts';
 
 type Handler = (c: Context<AppEnv>, area: Area) => Promise<Response>;
 
@@ -39,20 +50,28 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
       const area = await requireOperator(ctx, c, viewer, c.req.param('school') ?? '');
       return area instanceof Response ? area : handler(c, area);
     };
-  // The Developers section exists only while the school has the MCP connections beta on.
-  const developers = (handler: Handler) =>
+  // New apps need the MCP connections beta on. Existing ones stay listed, editable and
+  // deletable while it is off: they simply cannot be authorized (oauth/authorize-request.ts).
+  const creating = (handler: Handler) =>
     operator(async (c, area) => {
       if (!area.developers) {
         return messagePage(
           c,
-          404,
-          'OAuth applications are off',
-          'Turn on the MCP connections beta feature in Settings to manage OAuth applications.',
+          409,
+          'MCP connections are off',
+          'Turn on the MCP connections beta feature in Settings to create OAuth applications.',
           { href: areaPath(area.school.id), label: 'Go to Settings' },
         );
       }
       return handler(c, area);
     });
+  const event = (c: Context<AppEnv>, area: Area, clientId: string) => ({
+    schoolId: area.school.id,
+    clientId,
+    actorUserId: area.viewer.user.id,
+    requestId: c.get('requestId'),
+  });
+  const secretFlash = (clientId: string) => `member-app-secret:${clientId}`;
   const form = async (c: Context<AppEnv>, area: Area) => readForm(ctx, c, area.viewer);
   const done = (c: Context<AppEnv>) => c.req.query('done');
   const appNotFound = (c: Context<AppEnv>, area: Area) =>
@@ -77,7 +96,7 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.get(
     '/admin/:school',
     operator(async (c, area) => {
-      const count = area.developers ? (await listMemberApps(ctx.db, area.school.id)).length : 0;
+      const count = (await listMemberApps(ctx.db, area.school.id)).length;
       return sendAreaPage(c, 200, `${area.school.name} · Settings`, settingsPage(area, done(c), count));
     }),
   );
@@ -109,6 +128,16 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
     }),
   );
 
+  app.get(
+    '/admin/:school/connected/revoke',
+    operator(async (c, area) => {
+      const key = c.req.query('grant') ?? '';
+      const found = (await listSchoolConnections(ctx.db, area.school.id)).find((conn) => conn.key === key);
+      if (!found) return c.redirect(areaPath(area.school.id, '/connected?done=not-found'), 303);
+      return sendAreaPage(c, 200, `Revoke ${found.clientName}?`, revokeConnectionPage(area, found));
+    }),
+  );
+
   app.post(
     '/admin/:school/connected/revoke',
     operator(async (c, area) => {
@@ -124,7 +153,7 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
 
   app.get(
     '/admin/:school/apps',
-    developers(async (c, area) => {
+    operator(async (c, area) => {
       const apps = await listMemberApps(ctx.db, area.school.id);
       return sendAreaPage(
         c,
@@ -137,7 +166,7 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
 
   app.get(
     '/admin/:school/apps/new',
-    developers(async (c, area) => {
+    creating(async (c, area) => {
       // Least privilege by default: identity and read; the operator ticks write if the app needs it.
       const scopes = MEMBER_APP_SCOPES.filter((s) => !s.endsWith(':write'));
       const values = { name: '', redirectUris: '', authMethod: 'none', scopes };
@@ -147,7 +176,7 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
 
   app.post(
     '/admin/:school/apps',
-    developers(async (c, area) => {
+    creating(async (c, area) => {
       const fields = await form(c, area);
       if (fields instanceof Response) return fields;
       const values = formValues(fields);
@@ -161,12 +190,17 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
           schoolId: area.school.id,
           createdByUserId: area.viewer.user.id,
         });
-        return sendAreaPage(
-          c,
-          201,
-          `${created.app.name} is ready`,
-          secretPage(area, created.app, created.clientSecret, false),
-        );
+        const clientId = created.app.clientId;
+        logSecurityEvent(ctx.logger, 'member_app.created', {
+          ...event(c, area, clientId),
+          authMethod: created.app.authMethod,
+        });
+        if (!created.clientSecret) {
+          return c.redirect(appPathOf(area, clientId, '?done=created'), 303);
+        }
+        const flash: SecretFlash = { secret: created.clientSecret, rotated: false, previousValidUntil: null };
+        await putFlash(ctx, area.viewer.session, secretFlash(clientId), flash);
+        return c.redirect(appPathOf(area, clientId, '/secret'), 303);
       } catch (err) {
         if (err instanceof TooManyAppsError) return messagePage(c, 409, 'Too many apps', err.message);
         throw err;
@@ -175,21 +209,36 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
   );
 
   const withApp = (handler: (c: Context<AppEnv>, area: Area, app: MemberApp) => Promise<Response>) =>
-    developers(async (c, area) => {
+    operator(async (c, area) => {
       const found = await getMemberApp(ctx.db, area.school.id, c.req.param('app') ?? '');
       return found ? handler(c, area, found) : appNotFound(c, area);
     });
 
   app.get(
     '/admin/:school/apps/:app',
-    withApp(async (c, area, found) =>
-      sendAreaPage(
+    withApp(async (c, area, found) => {
+      // A count of connections revoked by the edit this page follows; only digits are read.
+      const revoked = /^[0-9]{1,4}$/.test(c.req.query('revoked') ?? '') ? Number(c.req.query('revoked')) : 0;
+      const view = appPage(area, found, { values: appValues(found), errors: {} }, done(c), {
+        revokedGrants: revoked,
+        overlapSeconds: ctx.config.clientSecretOverlapSeconds,
+      });
+      return sendAreaPage(c, 200, found.name, view);
+    }),
+  );
+
+  app.get(
+    '/admin/:school/apps/:app/secret',
+    withApp(async (c, area, found) => {
+      const flash = await takeFlash<SecretFlash>(ctx, area.viewer.session, secretFlash(found.clientId));
+      if (!flash) return sendAreaPage(c, 410, 'Secret already shown', secretGonePage(area, found));
+      return sendAreaPage(
         c,
         200,
-        found.name,
-        appPage(area, found, { values: appValues(found), errors: {} }, done(c)),
-      ),
-    ),
+        flash.rotated ? 'New client secret' : `${found.name} is ready`,
+        secretPage(area, found, flash),
+      );
+    }),
   );
 
   app.post(
@@ -200,30 +249,15 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
       const values = { ...formValues(fields), authMethod: found.authMethod };
       const checked = validateMemberAppInput(values);
       if (!checked.ok) {
-        return sendAreaPage(
-          c,
-          422,
-          found.name,
-          appPage(area, found, { values, errors: checked.errors }, undefined),
-        );
+        const view = appPage(area, found, { values, errors: checked.errors }, undefined, {
+          overlapSeconds: ctx.config.clientSecretOverlapSeconds,
+        });
+        return sendAreaPage(c, 422, found.name, view);
       }
       const result = await updateMemberApp(ctx.db, area.school.id, found.clientId, checked.value);
-      const updated = await getMemberApp(ctx.db, area.school.id, found.clientId);
-      if (!result || !updated) return appNotFound(c, area);
-      if (result.revokedGrants > 0) {
-        const view = appPage(
-          area,
-          updated,
-          { values: appValues(updated), errors: {} },
-          'updated',
-          result.revokedGrants,
-        );
-        return sendAreaPage(c, 200, updated.name, view);
-      }
-      return c.redirect(
-        areaPath(area.school.id, `/apps/${encodeURIComponent(found.clientId)}?done=updated`),
-        303,
-      );
+      if (!result) return appNotFound(c, area);
+      const revoked = result.revokedGrants > 0 ? `&revoked=${result.revokedGrants}` : '';
+      return c.redirect(appPathOf(area, found.clientId, `?done=updated${revoked}`), 303);
     }),
   );
 
@@ -232,10 +266,20 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
     withApp(async (c, area, found) => {
       const fields = await form(c, area);
       if (fields instanceof Response) return fields;
-      const secret = await rotateMemberAppSecret(ctx.db, area.school.id, found.clientId);
-      if (!secret) return messagePage(c, 400, 'No secret to rotate', 'Public apps have no client secret.');
-      const updated = (await getMemberApp(ctx.db, area.school.id, found.clientId)) ?? found;
-      return sendAreaPage(c, 200, 'New client secret', secretPage(area, updated, secret, true));
+      const overlap = ctx.config.clientSecretOverlapSeconds;
+      const rotated = await rotateMemberAppSecret(ctx.db, area.school.id, found.clientId, overlap);
+      if (!rotated) return messagePage(c, 400, 'No secret to rotate', 'Public apps have no client secret.');
+      logSecurityEvent(ctx.logger, 'member_app.secret_rotated', {
+        ...event(c, area, found.clientId),
+        previousValidUntil: rotated.previousValidUntil,
+      });
+      const flash: SecretFlash = {
+        secret: rotated.secret,
+        rotated: true,
+        previousValidUntil: rotated.previousValidUntil,
+      };
+      await putFlash(ctx, area.viewer.session, secretFlash(found.clientId), flash);
+      return c.redirect(appPathOf(area, found.clientId, '/secret'), 303);
     }),
   );
 
@@ -254,13 +298,18 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
     withApp(async (c, area, found) => {
       const fields = await form(c, area);
       if (fields instanceof Response) return fields;
-      await deleteMemberApp(ctx.db, area.school.id, found.clientId);
+      if (await deleteMemberApp(ctx.db, area.school.id, found.clientId)) {
+        logSecurityEvent(ctx.logger, 'member_app.deleted', event(c, area, found.clientId));
+      }
       return c.redirect(areaPath(area.school.id, '/apps?done=deleted'), 303);
     }),
   );
 
   return app;
 }
+
+const appPathOf = (area: Area, clientId: string, rest = '') =>
+  areaPath(area.school.id, `/apps/${encodeURIComponent(clientId)}${rest}`);
 
 function formValues(fields: URLSearchParams) {
   return {

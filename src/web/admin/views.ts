@@ -13,7 +13,8 @@ import { type Area, areaNav, areaPath } from './area.ts';
 export const DONE_MESSAGES: Record<string, string> = {
   'beta-on': 'MCP connections are on. Developers → OAuth applications is now available.',
   'beta-off':
-    'MCP connections are off. Member apps are kept but cannot be authorized or refresh tokens until you turn it on again.',
+    'MCP connections are off. Member apps are kept, and can still be edited or deleted, but cannot be authorized or refresh tokens until you turn it on again.',
+  created: 'The app was created. A public app has no secret: it proves itself with PKCE.',
   updated: 'The app was saved.',
   deleted: 'The app was deleted and every connection to it was revoked.',
   revoked: 'The app was disconnected. Its tokens no longer work.',
@@ -55,7 +56,11 @@ ${
 <p><a href="${areaPath(area.school.id, '/apps')}">OAuth applications</a>
 <span class="muted">(${appCount} ${appCount === 1 ? 'app' : 'apps'})</span>: apps your students and staff can
 connect to their own account at ${area.school.name}.</p>`
-    : ''
+    : appCount > 0
+      ? html`<h2 id="developers">Developers</h2>
+<p>Your ${appCount} member ${appCount === 1 ? 'app is' : 'apps are'} kept while MCP connections are off, but cannot be
+authorized. <a href="${areaPath(area.school.id, '/apps')}">Review or delete member apps</a>.</p>`
+      : ''
 }
 <h2>Connected apps</h2>
 <p><a href="${areaPath(area.school.id, '/connected')}">See every app people at ${area.school.name} have connected</a>, and disconnect any of them.</p>`;
@@ -96,10 +101,7 @@ export function connectedPage(
 <td data-label="Access">${scopeList(conn.scopes)}</td>
 <td data-label="Connected">${when(conn.createdAt)}</td>
 <td data-label="Last used">${when(conn.lastUsedAt)}</td>
-<td><form class="inline" method="post" action="${areaPath(area.school.id, '/connected/revoke')}">
-${csrfField(area.viewer)}<input type="hidden" name="grant" value="${conn.key}">
-<button class="danger small" type="submit" aria-label="Revoke ${conn.clientName} for ${conn.userEmail}">Revoke</button>
-</form></td>
+<td><a href="${areaPath(area.school.id, `/connected/revoke?grant=${encodeURIComponent(conn.key)}`)}" aria-label="Revoke ${conn.clientName} for ${conn.userEmail}">Revoke…</a></td>
 </tr>`,
   );
   return html`${areaNav(area, 'connected')}
@@ -116,6 +118,19 @@ ${
 <tbody>${rows}</tbody>
 </table></div>`
 }`;
+}
+
+/** Asks before revoking a connection: what ends, and for whom. */
+export function revokeConnectionPage(area: Area, conn: Connection): Html {
+  return html`${areaNav(area, 'connected')}
+<h1>Revoke ${conn.clientName}?</h1>
+${notice('warning', html`${conn.clientName} stops acting for ${conn.userName} (${conn.userEmail}) at ${area.school.name} at once: its tokens stop working, and ${conn.userName} must approve it again to reconnect.`)}
+<h2>Access that ends</h2>
+${scopeList(conn.scopes)}
+<form method="post" action="${areaPath(area.school.id, '/connected/revoke')}">${csrfField(area.viewer)}
+<input type="hidden" name="grant" value="${conn.key}">
+<div class="actions start"><button class="danger" type="submit">Revoke access</button>
+<a href="${areaPath(area.school.id, '/connected')}">Cancel</a></div></form>`;
 }
 
 /** The school picker shown at `/admin` to an operator of several schools. */
