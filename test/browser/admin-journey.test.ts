@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -173,13 +173,12 @@ describe('admin area and account page in Chromium', { skip }, () => {
     await check(page, 'app-new-error');
     await page.getByLabel('Redirect URIs').fill('http://127.0.0.1/callback');
     await page.getByLabel(/account:write/).check();
+    // POST-redirect-GET (issue #16): the form lands on the app's own page.
     await page.getByRole('button', { name: 'Create app' }).click();
-    await page.waitForSelector('#client-id');
+    await page.waitForURL(/done=created/);
     const clientId = ((await page.locator('#client-id').textContent()) ?? '').trim();
     assert.match(clientId, /^app_[0-9a-z]{26}$/);
     await check(page, 'app-created');
-    await page.getByRole('link', { name: 'Continue to Study Planner' }).click();
-    await check(page, 'app-detail');
 
     // The student, in a browser of their own, authorizes the app (PKCE S256, RFC 8707 resource).
     const verifier = randomBytes(32).toString('base64url');
@@ -248,7 +247,13 @@ describe('admin area and account page in Chromium', { skip }, () => {
     const row = page.getByRole('row', { name: /Study Planner/ });
     assert.match((await row.textContent()) ?? '', /student@example\.com/);
     await check(page, 'connected-apps');
-    await row.getByRole('button', { name: 'Revoke Study Planner for student@example.com' }).click();
+    // Revoking asks first (issue #16): the confirmation page, then the POST.
+    await row.getByRole('link', { name: 'Revoke Study Planner for student@example.com' }).click();
+    await page.waitForURL(/\/connected\/revoke\?grant=/);
+    assert.match((await page.locator('h1').textContent()) ?? '', /Revoke Study Planner\?/);
+    await check(page, 'connected-revoke-confirm');
+    assert.equal((await userinfo()).status, 200, 'the confirmation page revokes nothing');
+    await page.getByRole('button', { name: 'Revoke access' }).click();
     await page.waitForURL(/done=revoked/);
     assert.equal(await page.getByRole('row', { name: /Study Planner/ }).count(), 0);
     await check(page, 'connected-apps-revoked');
@@ -267,5 +272,105 @@ describe('admin area and account page in Chromium', { skip }, () => {
 
     await owner.close();
     await student.close();
+  });
+  it('a confidential app: the secret once after the redirect, a refresh shows it no more, rotation states its overlap, disconnecting asks first, apps stay listed while the beta is off', async () => {
+    const owner = await browser.newContext();
+    const page = await signIn(owner, 'owner@example.com', `/admin/${demo}/apps/new`);
+    await page.getByLabel('Name', { exact: true }).fill('Server Sync');
+    await page.getByLabel('Redirect URIs').fill(`${callbackBase}/callback`);
+    await page.getByLabel(/Confidential/).check();
+    await page.getByRole('button', { name: 'Create app' }).click();
+    await page.waitForURL(/\/secret$/);
+    const secret = ((await page.locator('#client-secret').textContent()) ?? '').trim();
+    assert.match(secret, /^[A-Za-z0-9_-]{43}$/);
+    assert.ok(!page.url().includes(secret));
+    await check(page, 'app-secret-once');
+    const clientId = ((await page.locator('#client-id').textContent()) ?? '').trim();
+
+    // A refresh neither re-creates the app nor shows the secret again.
+    const reloaded = await page.reload();
+    assert.equal(reloaded?.status(), 410);
+    assert.equal(await page.locator('#client-secret').count(), 0);
+    await check(page, 'app-secret-gone');
+    const rows = await t.runtime.db
+      .selectFrom('oauth_clients')
+      .select('id')
+      .where('name', '=', 'Server Sync')
+      .execute();
+    assert.equal(rows.length, 1);
+
+    // Rotation: the new secret once, and until when the old one keeps working.
+    await page.goto(`${base}/admin/${demo}/apps/${clientId}`);
+    assert.match((await page.locator('#rotation-help').textContent()) ?? '', /keeps working for 24 hours/);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.waitForURL(/\/secret$/);
+    assert.match((await page.locator('main').textContent()) ?? '', /The previous one keeps working until/);
+    assert.notEqual(((await page.locator('#client-secret').textContent()) ?? '').trim(), secret);
+    await check(page, 'app-secret-rotated');
+    await page.getByRole('link', { name: 'Continue to Server Sync' }).click();
+    await check(page, 'app-detail-overlap');
+
+    // A person's own connection: disconnecting asks first.
+    const student = await browser.newContext();
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = new URL(`${base}/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: DEMO_MEMBER_APP_ID,
+      redirect_uri: `${callbackBase}/callback`,
+      scope: 'openid account:read',
+      resource: base,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      state: 'st',
+    })) {
+      authorize.searchParams.set(k, v);
+    }
+    const consent = await signIn(student, 'student@example.com', `${authorize.pathname}${authorize.search}`);
+    const picker = consent.getByLabel('School');
+    if ((await picker.count()) > 0) await picker.selectOption(demo);
+    await Promise.all([
+      consent.waitForURL((u) => u.href.startsWith(callbackBase)),
+      consent.getByRole('button', { name: 'Allow' }).click(),
+    ]);
+    const code = new URL(consent.url()).searchParams.get('code')!;
+    const exchanged = await fetch(`${base}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: `${callbackBase}/callback`,
+        client_id: DEMO_MEMBER_APP_ID,
+        code_verifier: verifier,
+        resource: base,
+      }),
+    });
+    assert.equal(exchanged.status, 200);
+    await consent.goto(`${base}/account`);
+    await consent.getByRole('link', { name: /^Disconnect Demo Member App at Demo Academy/ }).click();
+    await consent.waitForURL(/\/account\/connections\/revoke\?grant=/);
+    await check(consent, 'account-disconnect-confirm');
+    await consent.getByRole('button', { name: 'Disconnect' }).click();
+    await consent.waitForURL(/done=revoked/);
+    assert.match((await consent.locator('main').textContent()) ?? '', /The app was disconnected/);
+    await student.close();
+
+    // Beta off: the apps stay listed (from Settings) and deletable.
+    await page.goto(`${base}/admin/${demo}`);
+    await page.getByRole('button', { name: 'Turn off MCP connections' }).click();
+    await page.waitForURL(/done=beta-off/);
+    await page.getByRole('link', { name: 'Review or delete member apps' }).click();
+    assert.match((await page.locator('main').textContent()) ?? '', /MCP connections are off/);
+    await check(page, 'apps-list-beta-off');
+    await page.getByRole('link', { name: 'Server Sync' }).click();
+    await page.getByRole('link', { name: /^Delete Server Sync/ }).click();
+    await page.getByRole('button', { name: 'Delete app' }).click();
+    await page.waitForURL(/done=deleted/);
+    assert.equal(await page.getByRole('link', { name: 'Server Sync' }).count(), 0);
+    await page.goto(`${base}/admin/${demo}`);
+    await page.getByRole('button', { name: 'Turn on MCP connections' }).click();
+    await page.waitForURL(/done=beta-on/);
+    await owner.close();
   });
 });
