@@ -217,6 +217,40 @@ describe('member-app secrets: shown once, rotated with an overlap (issue #16)', 
     assert.match(await late.text(), /rotate the secret on the app/);
   });
 
+  it('a forged rotation or revocation without the CSRF token is refused (403) and changes nothing', async () => {
+    const { clientId } = await createConfidential(owner, demo, 'Forged App');
+    const hash = () =>
+      t.runtime.db
+        .selectFrom('oauth_clients')
+        .select(['secret_hash', 'previous_secret_hash'])
+        .where('id', '=', clientId)
+        .executeTakeFirstOrThrow();
+    const before = await hash();
+    const forged = await owner.postForm(`/admin/${demo}/apps/${clientId}/rotate-secret`, {});
+    assert.equal(forged.status, 403);
+    assert.deepEqual(await hash(), before);
+    assert.equal(
+      await t.runtime.db.selectFrom('session_flashes').select('name').executeTakeFirst(),
+      undefined,
+    );
+    const revoke = await owner.postForm(`/admin/${demo}/connected/revoke`, { grant: 'grt_x' });
+    assert.equal(revoke.status, 403);
+  });
+
+  it('two simultaneous loads of the secret page show the secret once between them', async () => {
+    const res = await submit(owner, `/admin/${demo}/apps/new`, `/admin/${demo}/apps`, {
+      name: 'Raced App',
+      redirect_uris: REDIRECT,
+      auth_method: 'client_secret_post',
+      scope: 'openid',
+    });
+    const location = locationOf(res);
+    const pages = await Promise.all([owner.request(location), owner.request(location)]);
+    assert.deepEqual(pages.map((p) => p.status).sort(), [200, 410]);
+    const bodies = await Promise.all(pages.map((p) => p.text()));
+    assert.equal(bodies.filter((b) => secretOf(b) !== undefined).length, 1);
+  });
+
   it('logs created, secret_rotated and deleted with school, client and actor, never the secret', async () => {
     const ownerId = (await findUserByEmail(t.runtime.db, 'owner@example.com'))!.id;
     const { clientId, secret, location } = await createConfidential(owner, demo, 'Logged App');
