@@ -4,6 +4,7 @@ import { createAccountPagesApp } from './account/routes.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
 import { createLoginApp } from './login.ts';
+import { createPasswordResetApp } from './recovery/password-reset.ts';
 
 /**
  * Sign-in (`/login`, `/logout`), the signed-in pages (`/admin` for operators, `/account` for
@@ -12,6 +13,7 @@ import { createLoginApp } from './login.ts';
 export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/', createLoginApp(ctx));
+  app.route('/', createPasswordResetApp(ctx));
   app.route('/', createAdminPagesApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
