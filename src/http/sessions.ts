@@ -171,3 +171,15 @@ export async function endUserSessions(ctx: AppContext, userId: string, keep?: st
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** How many live browser sessions the user has besides `except` (a session id hash). */
+export async function countOtherSessions(ctx: AppContext, userId: string, except: string): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('id_hash', '<>', except)
+    .where('expires_at', '>', isoNow())
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
