@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountPagesApp } from './account/routes.ts';
 import { createAccountSettingsApp } from './account/settings.ts';
+import { createAdminLockoutsApp } from './admin/lockouts.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
 import { createLoginApp } from './login.ts';
@@ -16,6 +17,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createLoginApp(ctx));
   app.route('/', createPasswordResetApp(ctx));
   app.route('/', createAdminPagesApp(ctx));
+  app.route('/', createAdminLockoutsApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
   app.route('/', createAccountSettingsApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
