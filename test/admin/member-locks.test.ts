@@ -9,8 +9,10 @@ import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { ACCOUNT_FAILURE_LIMIT } from '../../src/web/login.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
 import { createLoggedTestApp, type LoggedTestApp } from '../support/logged-app.ts';
 import { Browser, signIn } from '../support/oauth-flow.ts';
+import { type OwnRedis, REDIS_SERVER_AVAILABLE, startOwnRedis } from '../support/redis-server.ts';
 import { issueTestToken } from '../support/tokens.ts';
 import { locationOf, signedIn, submit } from '../web/pages-support.ts';
 import { api } from './fixtures.ts';
@@ -201,5 +203,53 @@ describe('locked members: list, read and unlock (issue #16)', () => {
       const student = await signedIn(t, 'lecturer@example.com');
       assert.equal((await student.request(`/admin/${demo}/locked`)).status, 403, 'a lecturer is no operator');
     });
+  });
+});
+
+describe('locks shared through Redis (several instances)', {
+  skip: REDIS_SERVER_AVAILABLE ? undefined : 'redis-server is not installed',
+}, () => {
+  let redis: OwnRedis;
+  let a: TestApp;
+  let b: TestApp;
+  before(async () => {
+    redis = await startOwnRedis();
+    a = await createTestApp({ REDIS_URL: redis.url });
+    b = await createTestApp({ REDIS_URL: redis.url });
+    await seedDemoData(a.runtime.db);
+    await seedDemoData(b.runtime.db);
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    redis?.kill();
+  });
+
+  it('a lock made on one instance is listed and lifted on another', async () => {
+    const email = 'other-lecturer@example.com';
+    for (let i = 0; i < ACCOUNT_FAILURE_LIMIT; i++) {
+      assert.equal((await signIn(new Browser(a), email, { password: 'wrong-password' })).status, 401);
+    }
+    assert.equal((await signIn(new Browser(a), email)).status, 429);
+    const other = (await findSchoolBySubdomain(b.runtime.db, 'other'))!.id;
+    const owner = await findUserByEmail(b.runtime.db, 'other-owner@example.com');
+    const call = api(
+      b,
+      (
+        await issueTestToken(b, {
+          userId: owner!.id,
+          schoolId: other,
+          scopes: OPERATOR_SCOPES,
+          audience: 'operator',
+        })
+      ).token,
+    );
+    const locks = await call('GET', '/api/v1/member-locks');
+    assert.deepEqual(
+      locks.body.data.map((l: { email: string }) => l.email),
+      [email],
+    );
+    assert.equal((await call('POST', `/api/v1/members/${locks.body.data[0].member_id}/unlock`)).status, 200);
+    assert.equal((await signIn(new Browser(a), email)).status, 303);
   });
 });
