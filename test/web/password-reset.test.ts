@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { DEMO_MEMBER_APP_ID, DEMO_PASSWORD, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { ensureMembership } from '../../src/domain/school/memberships.ts';
-import { createPasswordReset } from '../../src/domain/school/password-resets.ts';
+import { createPasswordReset, purgePasswordResets } from '../../src/domain/school/password-resets.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { ACCOUNT_FAILURE_LIMIT } from '../../src/web/login.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
@@ -276,6 +276,23 @@ describe('password reset from /login (issue #16)', () => {
     const token = await createPasswordReset(t.runtime.db, user!.id);
     assert.equal((await setPassword(t, `${RESET_PREFIX}${token}`, NEW_PASSWORD)).status, 303);
     assert.equal((await signIn(new Browser(t), email, { password: NEW_PASSWORD })).status, 303);
+  });
+
+  it('housekeeping deletes links a day after they expired, and keeps the others', async () => {
+    const user = await findUserByEmail(t.runtime.db, 'owner@example.com');
+    const old = await createPasswordReset(t.runtime.db, user!.id, Date.now() - 26 * 3600_000);
+    const recent = await createPasswordReset(t.runtime.db, user!.id, Date.now() - 2 * 3600_000);
+    assert.ok((await purgePasswordResets(t.runtime.db)) >= 1);
+    const left = new Set(
+      (await t.runtime.db.selectFrom('password_resets').select('token_hash').execute()).map(
+        (r) => r.token_hash,
+      ),
+    );
+    assert.ok(!left.has(sha256(old)));
+    assert.ok(
+      left.has(sha256(recent)),
+      'an expired link stays a day, so it is still told apart from a forged one',
+    );
   });
 
   it('names the school only when the person belongs to exactly one', async () => {
