@@ -61,7 +61,7 @@ async function serveCommand(config: Config): Promise<void> {
   const purge = () => {
     purging ??= purgeExpired(runtime.db)
       .then((purged) => {
-        if (purged.codes + purged.tokens + purged.sessions > 0) {
+        if (Object.values(purged).some((n) => n > 0)) {
           runtime.logger.info({ purged }, 'expired rows deleted');
         }
       })

@@ -7,6 +7,7 @@ import { curriculumOperations } from './operations/curriculum.ts';
 import { digitalProductOperations } from './operations/digital-products.ts';
 import { eventOperations } from './operations/events.ts';
 import { lecturerOperations } from './operations/lecturers.ts';
+import { memberLockOperations } from './operations/member-locks.ts';
 import { memberOperations } from './operations/members.ts';
 import { orderOperations } from './operations/orders.ts';
 import { pageOperations } from './operations/pages.ts';
@@ -25,6 +26,7 @@ export const adminOperations: readonly AdminOperation[] = [
   ...curriculumOperations,
   ...studentOperations,
   ...memberOperations,
+  ...memberLockOperations,
   ...lecturerOperations,
   ...orderOperations,
   ...couponOperations,

@@ -159,3 +159,27 @@ export function verifyCsrf(
   if (!anon) return false;
   return safeEqual(submitted, hmac(ctx, 'anonymous', anon));
 }
+
+/**
+ * Ends every browser session of a user except `keep` (a session id hash): "sign out my other
+ * sessions", and a password change. Without `keep`, all of them (a password reset). Returns how
+ * many ended.
+ */
+export async function endUserSessions(ctx: AppContext, userId: string, keep?: string): Promise<number> {
+  let query = ctx.db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (keep !== undefined) query = query.where('id_hash', '<>', keep);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** How many live browser sessions the user has besides `except` (a session id hash). */
+export async function countOtherSessions(ctx: AppContext, userId: string, except: string): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('id_hash', '<>', except)
+    .where('expires_at', '>', isoNow())
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

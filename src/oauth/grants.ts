@@ -116,3 +116,18 @@ export async function revokeGrant(db: Db | Tx, grantId: string): Promise<void> {
     .where('revoked_at', 'is', null)
     .execute();
 }
+
+/**
+ * Revokes every live grant of a person, at every school, with their tokens: a password reset
+ * signs the person out of every app too (decisions.md, issue #16). Returns how many grants.
+ */
+export async function revokeAllGrantsOfUser(db: Db | Tx, userId: string): Promise<number> {
+  const live = await db
+    .selectFrom('oauth_grants')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  for (const grant of live) await revokeGrant(db, grant.id);
+  return live.length;
+}

@@ -1,3 +1,4 @@
+import { purgePasswordResets } from '../domain/school/password-resets.ts';
 import type { Db } from '../store/database.ts';
 import { isoIn } from '../store/time.ts';
 
@@ -13,9 +14,13 @@ export interface PurgeResult {
   codes: number;
   tokens: number;
   sessions: number;
+  passwordResets: number;
 }
 
-/** Deletes authorization codes, access and refresh tokens and login sessions long expired. */
+/**
+ * Deletes authorization codes, access and refresh tokens, login sessions and password-reset links
+ * long expired.
+ */
 export async function purgeExpired(db: Db, now: number = Date.now()): Promise<PurgeResult> {
   const cutoff = isoIn(-PURGE_GRACE_SECONDS, now);
   const codes = await db.deleteFrom('oauth_codes').where('expires_at', '<', cutoff).executeTakeFirst();
@@ -25,5 +30,6 @@ export async function purgeExpired(db: Db, now: number = Date.now()): Promise<Pu
     codes: Number(codes.numDeletedRows),
     tokens: Number(tokens.numDeletedRows),
     sessions: Number(sessions.numDeletedRows),
+    passwordResets: await purgePasswordResets(db, now),
   };
 }

@@ -1,9 +1,12 @@
 import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountPagesApp } from './account/routes.ts';
+import { createAccountSettingsApp } from './account/settings.ts';
+import { createAdminLockoutsApp } from './admin/lockouts.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
 import { createLoginApp } from './login.ts';
+import { createPasswordResetApp } from './recovery/password-reset.ts';
 
 /**
  * Sign-in (`/login`, `/logout`), the signed-in pages (`/admin` for operators, `/account` for
@@ -12,8 +15,11 @@ import { createLoginApp } from './login.ts';
 export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/', createLoginApp(ctx));
+  app.route('/', createPasswordResetApp(ctx));
   app.route('/', createAdminPagesApp(ctx));
+  app.route('/', createAdminLockoutsApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
+  app.route('/', createAccountSettingsApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
   return app;
 }

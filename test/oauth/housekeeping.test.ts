@@ -81,7 +81,7 @@ describe('housekeeping: long-expired codes, tokens and sessions are deleted', ()
       .values([keptSession, session(isoIn(-1))])
       .execute();
 
-    assert.deepEqual(await purgeExpired(db), { codes: 1, tokens: 1, sessions: 1 });
+    assert.deepEqual(await purgeExpired(db), { codes: 1, tokens: 1, sessions: 1, passwordResets: 0 });
 
     const tokens = await db.selectFrom('oauth_tokens').select('token_hash').execute();
     const hashes = new Set(tokens.map((r) => r.token_hash));
@@ -105,6 +105,6 @@ describe('housekeeping: long-expired codes, tokens and sessions are deleted', ()
       body: JSON.stringify({ query: '{ viewer { email } }' }),
     });
     assert.equal(res.status, 200);
-    assert.deepEqual(await purgeExpired(db), { codes: 0, tokens: 0, sessions: 0 });
+    assert.deepEqual(await purgeExpired(db), { codes: 0, tokens: 0, sessions: 0, passwordResets: 0 });
   });
 });

@@ -330,6 +330,15 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+/** A one-time password-reset link: only its hash is kept; single-use and expiring (issue #16). */
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 /** Every table of the course platform's domain. */
 export interface DomainTables {
   users: UsersTable;
@@ -359,4 +368,5 @@ export interface DomainTables {
   forms: FormsTable;
   form_submissions: FormSubmissionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  password_resets: PasswordResetsTable;
 }

@@ -83,3 +83,12 @@ export async function updateUserName(db: Db | Tx, id: string, name: string): Pro
     .where('id', '=', id)
     .execute();
 }
+
+/** Replaces a user's password hash (reset, change). */
+export async function setUserPasswordHash(db: Db | Tx, id: string, passwordHash: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, updated_at: isoNow() })
+    .where('id', '=', id)
+    .execute();
+}

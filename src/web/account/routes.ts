@@ -64,6 +64,7 @@ ${done && Object.hasOwn(DONE, done) ? notice('success', DONE[done]) : ''}
 <dt>Name</dt><dd id="account-name">${viewer.user.name}</dd>
 <dt>Email</dt><dd id="account-email">${viewer.user.email}</dd>
 </dl>
+<p><a href="/account/settings">Change your name or password, or sign out your other sessions</a></p>
 <h2>Connected apps</h2>
 <p>Apps you allowed to act for you. Disconnecting one ends its access at once; you can connect it again later.</p>
 ${

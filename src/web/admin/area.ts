@@ -60,7 +60,7 @@ export function forbidden(c: Context): Promise<Response> {
   );
 }
 
-export type Section = 'settings' | 'apps' | 'connected';
+export type Section = 'settings' | 'apps' | 'connected' | 'locked';
 
 /** Path of a page of the area. */
 export function areaPath(schoolId: string, rest = ''): string {
@@ -85,6 +85,7 @@ export function areaNav(area: Area, current: Section): Html {
       label: 'Connected apps',
       current: current === 'connected',
     },
+    { href: areaPath(area.school.id, '/locked'), label: 'Locked accounts', current: current === 'locked' },
     { href: '/account', label: 'My account' },
   );
   const switcher =

@@ -1,0 +1,160 @@
+/**
+ * Sign-in locks of a school's members (issue #16): an account is locked while its failed
+ * sign-ins fill the per-account counter (http/login-throttle.ts). Operators list who is locked
+ * and unlock someone; only their own school's members are found (another school's member is a
+ * 404 like an unknown id), so the lock state of anyone else is never told.
+ */
+import { z } from 'zod';
+import { getMember, listMembers, type Member } from '../../domain/school/members-admin.ts';
+import type { AppContext } from '../../http/context.ts';
+import { accountLockedFor, unlockAccount } from '../../http/login-throttle.ts';
+import { logSecurityEvent } from '../../http/security-log.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { isoIn } from '../../store/time.ts';
+import { defineOperation } from '../define-operation.ts';
+import { Id, named, Timestamp } from '../schemas.ts';
+
+/** A member's lock state. */
+export interface MemberLock {
+  readonly member: Member;
+  /** Seconds until the account may sign in again; 0 when it is not locked. */
+  readonly retryAfterSeconds: number;
+}
+
+// A scan of the whole school asks the throttle once per member: bounded, so one request cannot
+// cost without limit (100 pages of 100).
+const SCAN_PAGES = 100;
+
+async function lockOf(app: AppContext, member: Member): Promise<MemberLock> {
+  return { member, retryAfterSeconds: await accountLockedFor(app.throttle, member.email) };
+}
+
+/** The school's members who are locked out now, oldest membership first. */
+export async function lockedMembers(app: AppContext, db: Db | Tx, schoolId: string): Promise<MemberLock[]> {
+  const locked: MemberLock[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < SCAN_PAGES; page++) {
+    const members = await listMembers(db, schoolId, {}, { limit: 100, cursor });
+    const locks = await Promise.all(members.data.map((m) => lockOf(app, m)));
+    locked.push(...locks.filter((l) => l.retryAfterSeconds > 0));
+    if (!members.next_cursor) break;
+    cursor = members.next_cursor;
+  }
+  return locked;
+}
+
+/** One member's lock state (404 when the id is not a member of this school). */
+export async function memberLock(
+  app: AppContext,
+  db: Db | Tx,
+  schoolId: string,
+  memberId: string,
+): Promise<MemberLock> {
+  return lockOf(app, await getMember(db, schoolId, memberId));
+}
+
+/** Lifts a member's lock (clears their failed sign-ins) and logs who did it. */
+export async function unlockMember(
+  app: AppContext,
+  db: Db | Tx,
+  who: { schoolId: string; actorUserId: string; clientId?: string | null; requestId?: string },
+  memberId: string,
+): Promise<MemberLock> {
+  const member = await getMember(db, who.schoolId, memberId);
+  const wasLockedFor = await accountLockedFor(app.throttle, member.email);
+  await unlockAccount(app.throttle, member.email);
+  logSecurityEvent(app.logger, 'account.unlocked', {
+    ...who,
+    userId: member.userId,
+    wasLocked: wasLockedFor > 0,
+  });
+  return { member, retryAfterSeconds: 0 };
+}
+
+const MemberLockSchema = named(
+  'MemberLock',
+  z.object({
+    member_id: Id.describe('The membership id.'),
+    user_id: Id,
+    email: z.string(),
+    name: z.string(),
+    locked: z.boolean().describe('True while too many failed sign-ins keep the person from signing in.'),
+    locked_until: Timestamp.nullable().describe('When signing in is possible again; null when not locked.'),
+  }),
+  'Whether a member is locked out of signing in after repeated failed attempts.',
+);
+
+function present(lock: MemberLock): z.output<typeof MemberLockSchema> {
+  const locked = lock.retryAfterSeconds > 0;
+  return {
+    member_id: lock.member.id,
+    user_id: lock.member.userId,
+    email: lock.member.email,
+    name: lock.member.name,
+    locked,
+    locked_until: locked ? isoIn(lock.retryAfterSeconds) : null,
+  };
+}
+
+const ById = z.strictObject({ member_id: Id });
+const example = {
+  member_id: 'mem_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  user_id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d',
+  email: 'ada@example.com',
+  name: 'Ada',
+  locked: true,
+  locked_until: '2026-03-01T09:15:00.000Z',
+};
+
+/** List locked members, read one member's lock, unlock. */
+export const memberLockOperations = [
+  defineOperation({
+    name: 'members.list_locked',
+    summary: 'List locked members',
+    description:
+      'Members who cannot sign in now because of repeated failed sign-ins (5 within 15 minutes lock an account until the oldest leaves the window). Not paged: locks are few and short-lived.',
+    scope: 'members:read',
+    method: 'GET',
+    path: '/api/v1/member-locks',
+    input: {},
+    output: z.object({ data: z.array(MemberLockSchema) }),
+    examples: { response: { data: [example] } },
+    handler: async (ctx) => ({
+      data: (await lockedMembers(ctx.app, ctx.db, ctx.schoolId)).map(present),
+    }),
+  }),
+  defineOperation({
+    name: 'members.get_lock',
+    summary: 'Get a member’s sign-in lock',
+    scope: 'members:read',
+    method: 'GET',
+    path: '/api/v1/members/{member_id}/lock',
+    input: { params: ById },
+    output: MemberLockSchema,
+    examples: { response: example },
+    handler: async (ctx, { params }) =>
+      present(await memberLock(ctx.app, ctx.db, ctx.schoolId, params.member_id)),
+  }),
+  defineOperation({
+    name: 'members.unlock',
+    summary: 'Unlock a member',
+    description:
+      'Clears the member’s failed sign-ins so they can sign in at once. Unlocking someone who is not locked changes nothing. Another school’s member is a 404.',
+    scope: 'members:write',
+    method: 'POST',
+    path: '/api/v1/members/{member_id}/unlock',
+    input: { params: ById },
+    output: MemberLockSchema,
+    annotations: { idempotent: true },
+    examples: { response: { ...example, locked: false, locked_until: null } },
+    handler: async (ctx, { params }) =>
+      present(
+        await unlockMember(
+          ctx.app,
+          ctx.db,
+          { schoolId: ctx.schoolId, actorUserId: ctx.principal.userId, clientId: ctx.principal.clientId },
+          params.member_id,
+        ),
+      ),
+  }),
+];
