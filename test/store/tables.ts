@@ -32,6 +32,7 @@ const ALL = {
   forms: true,
   form_submissions: true,
   idempotency_keys: true,
+  invitations: true,
   oauth_clients: true,
   oauth_grants: true,
   oauth_codes: true,
