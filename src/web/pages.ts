@@ -1,8 +1,10 @@
 import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountPagesApp } from './account/routes.ts';
+import { createMemberPagesApp } from './admin/members-pages.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
+import { createInvitationPagesApp } from './invitations.ts';
 import { createLoginApp } from './login.ts';
 
 /**
@@ -13,7 +15,9 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/', createLoginApp(ctx));
   app.route('/', createAdminPagesApp(ctx));
+  app.route('/', createMemberPagesApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
+  app.route('/', createInvitationPagesApp(ctx));
   return app;
 }
