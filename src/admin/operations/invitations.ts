@@ -4,6 +4,7 @@
  * only on create and resend, and never in a stored Idempotency-Key replay (`once`).
  */
 import { z } from 'zod';
+import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import {
   getInvitation,
@@ -72,7 +73,15 @@ export const inviteOperation = defineOperation({
   scope: 'members:write',
   method: 'POST',
   path: '/api/v1/members',
-  input: { body: z.strictObject({ email: Email, roles: z.array(z.enum(ROLES)).min(1).max(4) }) },
+  input: {
+    body: z.strictObject({
+      email: Email,
+      roles: z.array(z.enum(ROLES)).min(1).max(4),
+      name: Text(120)
+        .optional()
+        .describe('Accepted for compatibility and ignored: the person chooses their own name when they join.'),
+    }),
+  },
   output: InvitationSchema,
   status: 201,
   once: ['link'],
@@ -80,7 +89,8 @@ export const inviteOperation = defineOperation({
     request: { email: 'ada@example.com', roles: ['lecturer'] },
     response: { ...example, delivery: 'link', link: 'https://lectern.example/invitations/…' },
   },
-  handler: async (ctx, { body }) => sent(await invite(actionScope(ctx), body)),
+  handler: async (ctx, { body }) =>
+    sent(await invite(actionScope(ctx), { email: body.email, roles: body.roles })),
 });
 
 /** The invitation operations beside `members.invite`. */
