@@ -54,7 +54,11 @@ describe('admin API: members', () => {
   });
 
   it('lists with role, status and email/name search filters', async () => {
-    const lee = await createUser(t.runtime.db, { email: 'lee@example.com', name: 'Lee Lecturer', passwordHash: null });
+    const lee = await createUser(t.runtime.db, {
+      email: 'lee@example.com',
+      name: 'Lee Lecturer',
+      passwordHash: null,
+    });
     await addRoles(t.runtime.db, s.schoolId, lee.id, ['lecturer']);
     const lecturers = await call('GET', '/api/v1/members?role=lecturer');
     assert.deepEqual(
@@ -154,6 +158,9 @@ describe('admin API: members', () => {
     const helper = (await call('GET', '/api/v1/members?role=lecturer&limit=100')).body.data.find(
       (m: { user_id: string }) => m.user_id === helperId,
     );
-    assert.equal((await adminCall('PATCH', `/api/v1/members/${helper.id}`, { roles: ['admin'] })).status, 200);
+    assert.equal(
+      (await adminCall('PATCH', `/api/v1/members/${helper.id}`, { roles: ['admin'] })).status,
+      200,
+    );
   });
 });
