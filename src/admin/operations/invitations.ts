@@ -79,7 +79,9 @@ export const inviteOperation = defineOperation({
       roles: z.array(z.enum(ROLES)).min(1).max(4),
       name: Text(120)
         .optional()
-        .describe('Accepted for compatibility and ignored: the person chooses their own name when they join.'),
+        .describe(
+          'Accepted for compatibility and ignored: the person chooses their own name when they join.',
+        ),
     }),
   },
   output: InvitationSchema,
