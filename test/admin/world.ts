@@ -156,7 +156,7 @@ export async function seedWorld(t: TestApp, s: SchoolFixture, tag = 'w'): Promis
     .execute();
   const adminMembership = await findMembership(db, s.schoolId, adminUserId);
   const invitation = await createInvitation(db, s.schoolId, {
-    email: `invited-${s.schoolId.slice(-8).toLowerCase()}@example.com`,
+    email: `invited-${tag}-${s.schoolId.slice(-8).toLowerCase()}@example.com`,
     roles: ['lecturer'],
     invitedByUserId: s.ownerId,
   });
