@@ -156,4 +156,48 @@ describe('invitations in Chromium', { skip }, () => {
     const leo = await (await browser.newContext()).newPage();
     await join(leo, link, 'Leo Lecturer');
   });
+
+  it('an existing account signs in from the invitation and accepts; a wrong account is told; removal asks first', async () => {
+    const owner = await (await browser.newContext()).newPage();
+    await signIn(owner, linked, 'owner@example.com', `/admin/${linked.demo}/members`);
+    await invite(owner, 'other-student@example.com');
+    const link = ((await owner.locator('#invitation-link').textContent()) ?? '').trim();
+    // The owner's own browser is the wrong account for this invitation.
+    await owner.goto(link);
+    assert.match(
+      (await owner.getByRole('main').textContent()) ?? '',
+      /This invitation is for other-student@example\.com/,
+    );
+    await assertAccessible(owner, 'invitation for another account');
+    const student = await (await browser.newContext()).newPage();
+    await student.goto(link);
+    await assertAccessible(student, 'sign in to accept');
+    await student.getByRole('link', { name: 'Sign in as other-student@example.com' }).click();
+    await student.getByLabel('Email').fill('other-student@example.com');
+    await student.getByLabel('Password').fill('demo-password');
+    await Promise.all([
+      student.waitForURL((u) => u.pathname.startsWith('/invitations/')),
+      student.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
+    await assertAccessible(student, 'accept page');
+    await Promise.all([
+      student.waitForURL(/\/account$/),
+      student.getByRole('button', { name: /^Accept and join Demo Academy/ }).click(),
+    ]);
+    const user = await findUserByEmail(linked.t.runtime.db, 'other-student@example.com');
+    assert.deepEqual((await findMembership(linked.t.runtime.db, linked.demo, user!.id))!.roles, ['lecturer']);
+    // Removing someone goes through a confirmation page.
+    await owner.goto(`${linked.base}/admin/${linked.demo}/members`);
+    await owner.getByRole('link', { name: 'Remove lecturer@example.com' }).click();
+    await assertAccessible(owner, 'remove confirmation');
+    await Promise.all([
+      owner.waitForURL(/done=removed/),
+      owner.getByRole('button', { name: 'Remove lecturer@example.com' }).click(),
+    ]);
+    await assertAccessible(owner, 'members page after removing');
+    const bad = await (await browser.newContext()).newPage();
+    await bad.goto(`${linked.base}/invitations/not-a-real-token`);
+    assert.match((await bad.locator('h1').textContent()) ?? '', /Invitation not found/);
+    await assertAccessible(bad, 'unknown invitation link');
+  });
 });
