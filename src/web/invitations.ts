@@ -6,7 +6,7 @@
  */
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
-import { hashPassword } from '../crypto/passwords.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH, passwordProblem } from '../crypto/passwords.ts';
 import { sha256 } from '../crypto/tokens.ts';
 import { Text } from '../domain/kernel/fields.ts';
 import {
@@ -35,10 +35,6 @@ import type { ThrottleRule } from '../http/throttle.ts';
 import { isFormRequest } from '../oauth/form-body.ts';
 import { notice } from './account/page-kit.ts';
 import { sendPage } from './layout.ts';
-
-/** Password rules of every way an account gets one (`lectern users create` included). */
-export const MIN_PASSWORD = 8;
-export const MAX_PASSWORD = 1024;
 
 // Attempts per client address and per invitation within 15 minutes (tokens are 256-bit: this
 // bounds the cost of scripted posting and guessing, not the odds, which are nil anyway).
@@ -105,8 +101,8 @@ ${error ? html`<div class="notice error" role="alert" id="form-error"><p>${error
 <label for="name">Your name</label>
 <input id="name" name="name" type="text" autocomplete="name" required maxlength="120" value="${values.name}"${error ? html` aria-describedby="form-error"` : ''}>
 <label for="password">Choose a password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD}" aria-describedby="password-hint">
-<p class="hint" id="password-hint">At least ${MIN_PASSWORD} characters.</p>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" aria-describedby="password-hint">
+<p class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} characters.</p>
 <div class="actions"><button class="primary" type="submit">Join ${found.schoolName}</button></div>
 </form>`;
 }
@@ -257,9 +253,8 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
     if (found.accountExists) return page(c, 409, `Join ${found.schoolName}`, signInFirst(found, here));
     const checkedName = Text(120).safeParse(name);
     if (!checkedName.success) return again(422, 'Enter your name (at most 120 characters).');
-    if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD || password.includes('\u0000')) {
-      return again(422, `Choose a password of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`);
-    }
+    const weak = passwordProblem(password);
+    if (weak) return again(422, `The password ${weak}.`);
     try {
       const done = await acceptAsNewPerson(ctx.db, c.req.param('token'), {
         email: found.invitation.email,
