@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findUserByEmail } from '../../src/domain/school/users.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { createUser, findUserByEmail } from '../../src/domain/school/users.ts';
 import { issueTestToken } from '../support/tokens.ts';
 import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
 
@@ -69,6 +70,37 @@ describe('MCP operator tools: invitations', () => {
     });
     assert.equal((revoked.structuredContent as Record<string, string>).status, 'revoked');
     await client.close();
+  });
+
+  it('another school’s operator gets not_found for an invitation of this school, and an empty list', async () => {
+    const { client } = await connectClient(live, { token: await tokenFor(['members:write']) });
+    const created = await client.callTool({
+      name: 'members_invite',
+      arguments: { email: 'mcp-private@example.com', roles: ['student'] },
+    });
+    const id = (created.structuredContent as Record<string, string>).id;
+    await client.close();
+    const outsider = await createUser(live.t.runtime.db, {
+      email: 'boss@other.test',
+      name: 'B',
+      passwordHash: null,
+    });
+    await addRoles(live.t.runtime.db, seeded.otherSchoolId, outsider.id, ['owner']);
+    const { token } = await issueTestToken(live.t, {
+      userId: outsider.id,
+      schoolId: seeded.otherSchoolId,
+      audience: 'operator',
+      scopes: ['members:write'],
+    });
+    const other = (await connectClient(live, { token })).client;
+    for (const name of ['members_get_invitation', 'members_resend_invitation', 'members_revoke_invitation']) {
+      const res = await other.callTool({ name, arguments: { invitation_id: id } });
+      assert.equal(res.isError, true, name);
+      assert.match(JSON.stringify(res.content), /not_found|No such invitation/, name);
+    }
+    const list = await other.callTool({ name: 'members_list_invitations', arguments: {} });
+    assert.deepEqual((list.structuredContent as { data: unknown[] }).data, []);
+    await other.close();
   });
 
   it('members:read lists invitations but does not list the tools that change them', async () => {

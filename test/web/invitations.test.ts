@@ -192,6 +192,9 @@ describe('invitation pages (issue #16)', () => {
       });
       assert.equal(roles.status, 404);
       assert.equal((await otherOwner.request(`${members(other)}/${m!.id}/remove`)).status, 404);
+      const removal = await submit(otherOwner, members(other), `${members(other)}/${m!.id}/remove`, {});
+      assert.equal(removal.status, 404);
+      assert.ok(await findMembership(t.runtime.db, demo, lecturer!.id), 'still a member of Demo Academy');
       const still = await t.runtime.db
         .selectFrom('invitations')
         .selectAll()
