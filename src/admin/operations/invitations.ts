@@ -64,12 +64,18 @@ const example = {
   updated_at: '2026-03-01T09:00:00.000Z',
 };
 
+const sentExample = {
+  ...example,
+  delivery: 'link',
+  link: 'https://learn.example.com/invitations/Ap9GMNiwQCYAIIonYgwlXKsRZ13np7VDn9xaJ54Ay4A',
+};
+
 /** `members.invite` (POST /api/v1/members), its path and tool name kept from before invitations. */
 export const inviteOperation = defineOperation({
   name: 'members.invite',
   summary: 'Invite a person',
   description:
-    'Creates a single-use invitation valid for 7 days; the person becomes a member with `roles` only when they open the link and accept (a new person sets a name and password, an existing account signs in first). Since issue #16 this no longer creates a user or a membership, and answers with the invitation: the answer is the same whether or not the email has a Lectern account. With SMTP configured the link is emailed (`delivery: "email"`); otherwise it is returned once as `link`. Someone already at the school is a 409 `already_member`, a pending invitation a 409 `invitation_pending`; only owners invite owners (403 `owner_required`); a refused email is a 502 `mail_failed`.',
+    'Creates a single-use invitation valid for 7 days; the person becomes a member with `roles` only when they open the link and accept (a new person sets a name and password, an existing account signs in first). It no longer creates a user or a membership (it did before invitations existed), and answers with the invitation: the answer is the same whether or not the email has a Lectern account. With SMTP configured the link is emailed (`delivery: "email"`); otherwise it is returned once as `link`. Someone already at the school is a 409 `already_member`, a pending invitation a 409 `invitation_pending`; only owners invite owners (403 `owner_required`); a refused email is a 502 `mail_failed`.',
   scope: 'members:write',
   method: 'POST',
   path: '/api/v1/members',
@@ -89,7 +95,7 @@ export const inviteOperation = defineOperation({
   once: ['link'],
   examples: {
     request: { email: 'ada@example.com', roles: ['lecturer'] },
-    response: { ...example, delivery: 'link', link: 'https://lectern.example/invitations/…' },
+    response: sentExample,
   },
   handler: async (ctx, { body }) =>
     sent(await invite(actionScope(ctx), { email: body.email, roles: body.roles })),
@@ -142,6 +148,7 @@ export const invitationOperations = [
     input: { params: ById },
     output: InvitationSchema,
     once: ['link'],
+    examples: { response: sentExample },
     handler: async (ctx, { params }) => sent(await resend(actionScope(ctx), params.invitation_id)),
   }),
   defineOperation({

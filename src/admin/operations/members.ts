@@ -80,8 +80,9 @@ export const memberOperations = [
     },
   }),
   get,
-  inviteOperation,
+  // The invitation reads first: a read's example (without a link) is the one lists reuse.
   ...invitationOperations,
+  inviteOperation,
   defineOperation({
     name: 'members.update',
     summary: 'Change a member’s roles',
