@@ -157,7 +157,9 @@ export async function createInvitation(
     await lockSchool(tx, schoolId);
     await refuseDuplicate(tx, schoolId, email);
     const token = randomToken();
-    const now = isoNow();
+    // One instant for both, so the lifetime is exactly 7 days.
+    const at = Date.now();
+    const now = isoNow(at);
     const row: Row = {
       id: newId('inv'),
       school_id: schoolId,
@@ -165,7 +167,7 @@ export async function createInvitation(
       roles: serializeRoles(roles),
       token_hash: sha256(token),
       invited_by_user_id: input.invitedByUserId,
-      expires_at: isoIn(INVITATION_LIFETIME_SECONDS),
+      expires_at: isoIn(INVITATION_LIFETIME_SECONDS, at),
       accepted_at: null,
       accepted_user_id: null,
       revoked_at: null,
@@ -188,12 +190,13 @@ export async function resendInvitation(db: Db | Tx, schoolId: string, id: string
     const current = await getInvitation(tx, schoolId, id);
     if (current.status === 'accepted' || current.status === 'revoked') throw closed(current);
     const token = randomToken();
+    const at = Date.now();
     await tx
       .updateTable('invitations')
       .set({
         token_hash: sha256(token),
-        expires_at: isoIn(INVITATION_LIFETIME_SECONDS),
-        updated_at: isoNow(),
+        expires_at: isoIn(INVITATION_LIFETIME_SECONDS, at),
+        updated_at: isoNow(at),
       })
       .where('school_id', '=', schoolId)
       .where('id', '=', id)
