@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { createApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { hashPassword } from './crypto/passwords.ts';
+import { hashPassword, passwordProblem } from './crypto/passwords.ts';
 import { rotateSigningKey } from './crypto/signing-keys.ts';
 import { DEMO_ACCOUNTS, seedDemoData } from './domain/demo/demo-seed.ts';
 import { addRoles } from './domain/school/memberships.ts';
@@ -104,8 +104,8 @@ async function usersCreate(config: Config, argv: string[]): Promise<void> {
     throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
   if (values.role && !values.school) throw new UsageError('--role needs --school');
   const password = await readStdin();
-  if (password.length < 8)
-    throw new UsageError('the password (standard input) must be at least 8 characters');
+  const refused = passwordProblem(password);
+  if (refused) throw new UsageError(`the password (standard input) ${refused}`);
   const runtime = await openRuntime(config, { syncClients: false });
   try {
     const user = await inTransaction(runtime.db, async (tx) => {

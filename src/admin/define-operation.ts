@@ -50,6 +50,11 @@ export interface OperationDefinition<
   /** Bytes in (`upload`) or out (`download`) instead of JSON. */
   readonly binary?: 'upload' | 'download';
   readonly examples?: { readonly request?: unknown; readonly response?: unknown };
+  /**
+   * Response fields shown only to the request that produced them (a one-time link): never kept
+   * in the stored Idempotency-Key response, so a replay answers without them.
+   */
+  readonly once?: readonly string[];
   readonly handler: (
     ctx: OperationContext,
     input: OperationInput<P, Q, B>,

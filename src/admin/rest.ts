@@ -132,6 +132,14 @@ function render(c: Context, result: InvokeResult, replayed = false, location?: s
   });
 }
 
+// A one-time field (an invitation link) is a secret: the stored replay never holds it.
+function withoutOnce(op: AdminOperation, body: unknown): unknown {
+  if (!op.once || typeof body !== 'object' || body === null) return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const field of op.once) delete copy[field];
+  return copy;
+}
+
 function route(ctx: AppContext, op: AdminOperation) {
   const readPath = locationTemplate(op, adminOperations);
   const location = readPath && `${ctx.config.baseUrl}${readPath}`;
@@ -182,7 +190,7 @@ function route(ctx: AppContext, op: AdminOperation) {
       (tx) => runOperation(ctx, principal, op, valid, { ifMatch: c.req.header('if-match'), tx }),
       (result) => ({
         status: result.status,
-        body: result.body === undefined ? '' : JSON.stringify(result.body),
+        body: result.body === undefined ? '' : JSON.stringify(withoutOnce(op, result.body)),
       }),
     );
     if (outcome.kind === 'executed') return render(c, outcome.result, false, location);

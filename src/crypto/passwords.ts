@@ -6,6 +6,20 @@ const OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 // A fixed hash to verify against when the account does not exist, so timing does not tell.
 let dummyHash: Promise<string> | undefined;
 
+/** Every way an account gets a password (CLI, invitation, reset) takes 8 to 1024 characters. */
+export const MIN_PASSWORD_LENGTH = 8;
+// Longer ones are refused before hashing: argon2's cost grows with the input (login does the same).
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/** Why a new password is refused, in words for the person choosing it; undefined when it is fine. */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > MAX_PASSWORD_LENGTH) return `must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  // PostgreSQL text cannot hold NUL, and no sign-in form could send it back.
+  if (password.includes('\u0000')) return 'must not contain a NUL character';
+  return undefined;
+}
+
 /** argon2id hash of a password. */
 export function hashPassword(password: string): Promise<string> {
   return hash(password, OPTIONS);

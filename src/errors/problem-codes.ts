@@ -18,6 +18,8 @@ export const PROBLEM_CODES = {
   rate_limited: { status: 429, title: 'Too Many Requests' },
   internal_error: { status: 500, title: 'Internal Server Error' },
   unavailable: { status: 503, title: 'Service Unavailable' },
+  // The SMTP server refused or could not be reached (the change itself was kept).
+  mail_failed: { status: 502, title: 'Bad Gateway' },
   // Requests the protocol refuses.
   malformed_json: { status: 400, title: 'Bad Request' },
   invalid_text: { status: 400, title: 'Bad Request' },
@@ -45,6 +47,8 @@ export const PROBLEM_CODES = {
   lecturer_exists: { status: 409, title: 'Conflict' },
   already_member: { status: 409, title: 'Conflict' },
   last_owner: { status: 409, title: 'Conflict' },
+  invitation_pending: { status: 409, title: 'Conflict' },
+  invitation_closed: { status: 409, title: 'Conflict' },
   already_enrolled: { status: 409, title: 'Conflict' },
   already_canceled: { status: 409, title: 'Conflict' },
   no_period_end: { status: 409, title: 'Conflict' },

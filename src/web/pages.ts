@@ -3,8 +3,10 @@ import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountPagesApp } from './account/routes.ts';
 import { createAccountSettingsApp } from './account/settings.ts';
 import { createAdminLockoutsApp } from './admin/lockouts.ts';
+import { createMemberPagesApp } from './admin/members-pages.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
+import { createInvitationPagesApp } from './invitations.ts';
 import { createLoginApp } from './login.ts';
 import { createPasswordResetApp } from './recovery/password-reset.ts';
 
@@ -18,8 +20,10 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createPasswordResetApp(ctx));
   app.route('/', createAdminPagesApp(ctx));
   app.route('/', createAdminLockoutsApp(ctx));
+  app.route('/', createMemberPagesApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
   app.route('/', createAccountSettingsApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
+  app.route('/', createInvitationPagesApp(ctx));
   return app;
 }

@@ -39,19 +39,32 @@ describe(`admin API: concurrent creation of the same thing on ${ENGINE}`, () => 
       .where(column as never, '=', value as never)
       .execute();
 
-  it('20 parallel invites of one new email: exactly one 201 and 19 × 409 already_member, one user, one membership', async () => {
+  // Issue #16: an invite is an invitation now (no user, no membership until accepted); the race
+  // is the same: of 20 parallel invites exactly one is made.
+  it('20 parallel invites of one new email: exactly one 201 and 19 × 409 invitation_pending, one invitation, no user', async () => {
     const email = `crowd-${++n}@example.com`;
     const replies = await Promise.all(
       Array.from({ length: 20 }, () => call('POST', '/api/v1/members', { email, roles: ['student'] })),
     );
-    assert.deepEqual(tally(replies), { '201': 1, '409 already_member': 19 });
+    assert.deepEqual(tally(replies), { '201': 1, '409 invitation_pending': 19 });
+    const made = replies.find((r) => r.status === 201)!.body.id;
     for (const r of replies.filter((r) => r.status === 409)) {
       assert.equal(r.headers.get('content-type'), 'application/problem+json');
-      assert.equal(r.body.detail, `${email} already belongs to this school; change their roles instead.`);
+      assert.equal(
+        r.body.detail,
+        `${email} already has a pending invitation (${made}); resend or revoke it instead.`,
+      );
     }
-    const users = await rows('users', 'email', email);
-    assert.equal(users.length, 1);
-    assert.equal((await rows('memberships', 'user_id', users[0].id)).length, 1);
+    assert.equal((await rows('users', 'email', email)).length, 0);
+    const invitations = await t.runtime.db
+      .selectFrom('invitations')
+      .select('id')
+      .where('email', '=', email)
+      .execute();
+    assert.deepEqual(
+      invitations.map((i) => i.id),
+      [made],
+    );
   });
 
   it('4 parallel enrollments of one new email into 4 courses: all 201, one user, one student membership', async () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { createUser } from '../../src/domain/school/users.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
 
@@ -16,7 +18,9 @@ describe('admin API: members', () => {
 
   const ownerMembership = async () => (await call('GET', '/api/v1/members?role=owner')).body.data[0];
 
-  it('invites a new person as an invited user without a password, and refuses a second invite', async () => {
+  // Issue #16 changed this: inviting creates an invitation, not a password-less user and an
+  // `invited` membership (test/admin/invitations.test.ts covers invitations in full).
+  it('invites a new person with an invitation (no user, no membership), and refuses a second invite', async () => {
     const r = await call('POST', '/api/v1/members', {
       email: ' Ada@Example.com ',
       name: 'Ada',
@@ -24,18 +28,23 @@ describe('admin API: members', () => {
     });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(r.body.email, 'ada@example.com');
-    assert.equal(r.body.status, 'invited');
+    assert.equal(r.body.status, 'pending');
     assert.deepEqual(r.body.roles, ['admin']);
     assert.equal(r.body.invited_by_user_id, s.ownerId);
+    assert.equal(r.headers.get('location'), `http://lectern.test/api/v1/invitations/${r.body.id}`);
     const user = await t.runtime.db
       .selectFrom('users')
       .selectAll()
       .where('email', '=', 'ada@example.com')
-      .executeTakeFirstOrThrow();
-    assert.equal(user.password_hash, null);
+      .executeTakeFirst();
+    assert.equal(user, undefined);
     const again = await call('POST', '/api/v1/members', { email: 'ada@example.com', roles: ['student'] });
     assert.equal(again.status, 409);
-    assert.equal(again.body.code, 'already_member');
+    assert.equal(again.body.code, 'invitation_pending');
+    const ownerEmail = (await ownerMembership()).email;
+    const member = await call('POST', '/api/v1/members', { email: ownerEmail, roles: ['student'] });
+    assert.equal(member.status, 409);
+    assert.equal(member.body.code, 'already_member');
     const bad = await call('POST', '/api/v1/members', { email: 'nope', roles: [] });
     assert.equal(bad.status, 422);
     assert.deepEqual(bad.body.errors.map((e: { field: string }) => e.field).sort(), [
@@ -45,11 +54,12 @@ describe('admin API: members', () => {
   });
 
   it('lists with role, status and email/name search filters', async () => {
-    await call('POST', '/api/v1/members', {
+    const lee = await createUser(t.runtime.db, {
       email: 'lee@example.com',
       name: 'Lee Lecturer',
-      roles: ['lecturer'],
+      passwordHash: null,
     });
+    await addRoles(t.runtime.db, s.schoolId, lee.id, ['lecturer']);
     const lecturers = await call('GET', '/api/v1/members?role=lecturer');
     assert.deepEqual(
       lecturers.body.data.map((m: { email: string }) => m.email),
@@ -88,7 +98,10 @@ describe('admin API: members', () => {
     const coCall = api(t, await s.token(undefined, 'operator', coOwnerId));
     assert.equal((await coCall('PATCH', `/api/v1/members/${owner.id}`, { roles: ['admin'] })).status, 200);
     assert.equal((await coCall('DELETE', `/api/v1/members/${coOwner.id}`)).status, 409);
-    assert.equal((await coCall('DELETE', `/api/v1/members/${invitedOwner.body.id}`)).status, 204);
+    assert.equal(invitedOwner.status, 201);
+    const revoked = await coCall('POST', `/api/v1/invitations/${invitedOwner.body.id}/revoke`);
+    assert.equal(revoked.status, 200);
+    assert.equal(revoked.body.status, 'revoked');
   });
 
   it('a removed member’s token stops working at once', async () => {
@@ -141,8 +154,12 @@ describe('admin API: members', () => {
       roles: ['lecturer'],
     });
     assert.equal(invited.status, 201);
+    const helperId = await s.person(['lecturer']);
+    const helper = (await call('GET', '/api/v1/members?role=lecturer&limit=100')).body.data.find(
+      (m: { user_id: string }) => m.user_id === helperId,
+    );
     assert.equal(
-      (await adminCall('PATCH', `/api/v1/members/${invited.body.id}`, { roles: ['admin'] })).status,
+      (await adminCall('PATCH', `/api/v1/members/${helper.id}`, { roles: ['admin'] })).status,
       200,
     );
   });

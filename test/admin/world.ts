@@ -12,6 +12,7 @@ import { createEvent } from '../../src/domain/community/events.ts';
 import { createSitePage } from '../../src/domain/community/pages.ts';
 import { createPost } from '../../src/domain/community/posts.ts';
 import { enroll } from '../../src/domain/learning/enrollments.ts';
+import { createInvitation } from '../../src/domain/school/invitations.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { storeFile } from '../../src/domain/school/storage.ts';
 import { isoIn, isoNow } from '../../src/store/time.ts';
@@ -154,6 +155,11 @@ export async function seedWorld(t: TestApp, s: SchoolFixture, tag = 'w'): Promis
     })
     .execute();
   const adminMembership = await findMembership(db, s.schoolId, adminUserId);
+  const invitation = await createInvitation(db, s.schoolId, {
+    email: `invited-${tag}-${s.schoolId.slice(-8).toLowerCase()}@example.com`,
+    roles: ['lecturer'],
+    invitedByUserId: s.ownerId,
+  });
   return {
     studentUserId,
     course_id: course.id,
@@ -161,6 +167,7 @@ export async function seedWorld(t: TestApp, s: SchoolFixture, tag = 'w'): Promis
     lecture_id: lecture.id,
     enrollment_id: enrollment.id,
     member_id: adminMembership!.id,
+    invitation_id: invitation.invitation.id,
     lecturer_id: lecturer.id,
     order_id: order.id,
     coupon_id: coupon.id,

@@ -10,9 +10,15 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { createSchool } from '../../src/domain/school/schools.ts';
+import { createUser } from '../../src/domain/school/users.ts';
+import { listen } from '../../src/runtime.ts';
 import { type Db, openDatabase } from '../../src/store/database.ts';
+import { createTestApp } from '../support/app.ts';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../support/database.ts';
 import { docBlocks } from '../support/doc-runner.ts';
+import { issueTestToken } from '../support/tokens.ts';
 import { cliEnv, runLectern } from './run.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -147,5 +153,55 @@ describe('README "Running on PostgreSQL" runs as written', {
     const exited = new Promise((resolve) => child?.once('exit', resolve));
     process.kill(-(child.pid ?? 0), 'SIGTERM');
     await exited;
+  });
+});
+
+describe('README "Running on PostgreSQL": inviting a lecturer runs as written (issue #16)', () => {
+  const invite = shell.find(
+    (b) => b.heading === '## Running on PostgreSQL' && b.code.includes('/api/v1/members'),
+  );
+
+  it('the curl step invites with an operator token and answers a pending invitation with its one-time link', async () => {
+    assert.ok(invite, 'an sh block inviting a lecturer in the Running on PostgreSQL section');
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const t = await createTestApp({ BASE_URL: base });
+    const server = await listen(t.app, '127.0.0.1', port);
+    try {
+      const school = await createSchool(t.runtime.db, { name: 'My School', subdomain: 'myschool' });
+      const owner = await createUser(t.runtime.db, {
+        email: 'me@example.com',
+        name: 'Me',
+        passwordHash: null,
+      });
+      await addRoles(t.runtime.db, school.id, owner.id, ['owner']);
+      const { token } = await issueTestToken(t, {
+        userId: owner.id,
+        schoolId: school.id,
+        scopes: ['members:write'],
+        audience: 'operator',
+      });
+      const output = await new Promise<string>((resolve, reject) => {
+        const child = spawn('bash', ['--noprofile', '--norc', '-e', '-c', invite.code], {
+          env: { PATH: process.env.PATH ?? '', BASE_URL: base, TOKEN: token },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let out = '';
+        child.stdout?.on('data', (d) => {
+          out += d;
+        });
+        child.once('error', reject);
+        child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`))));
+      });
+      const answer = JSON.parse(output);
+      assert.equal(answer.email, 'lecturer@example.com');
+      assert.deepEqual(answer.roles, ['lecturer']);
+      assert.equal(answer.status, 'pending');
+      assert.equal(answer.delivery, 'link');
+      assert.match(answer.link, new RegExp(`^${base}/invitations/[A-Za-z0-9_-]{43}$`));
+    } finally {
+      await server.shutdown(1000);
+      await t.close();
+    }
   });
 });

@@ -33,6 +33,7 @@ const ALL = {
   form_submissions: true,
   idempotency_keys: true,
   password_resets: true,
+  invitations: true,
   oauth_clients: true,
   oauth_grants: true,
   oauth_codes: true,

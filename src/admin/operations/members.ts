@@ -1,18 +1,11 @@
 import { z } from 'zod';
-import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
-import {
-  changeMemberRoles,
-  getMember,
-  inviteMember,
-  listMembers,
-  type Member,
-  removeMember,
-} from '../../domain/school/members-admin.ts';
+import { getMember, listMembers, type Member } from '../../domain/school/members-admin.ts';
 import { ROLES } from '../../domain/school/roles.ts';
-import { problems } from '../../errors/problem-error.ts';
-import { defineOperation, type OperationContext } from '../define-operation.ts';
-import { Email, Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
+import { defineOperation } from '../define-operation.ts';
+import { actionScope, changeRoles, remove } from '../member-actions.ts';
+import { Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
+import { invitationOperations, inviteOperation } from './invitations.ts';
 
 const MemberSchema = named(
   'Member',
@@ -38,19 +31,11 @@ const example = {
   email: 'ada@example.com',
   name: 'Ada',
   roles: ['admin'],
-  status: 'invited',
+  status: 'active',
   invited_by_user_id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5e',
   created_at: '2026-03-01T09:00:00.000Z',
   updated_at: '2026-03-01T09:00:00.000Z',
 };
-
-// Only an owner may make someone an owner or change an owner's roles: an admin must not be
-// able to promote themselves, or demote the people above them.
-function requireOwnerFor(ctx: OperationContext, involvesOwner: boolean): void {
-  if (involvesOwner && !ctx.principal.roles.includes('owner')) {
-    throw problems.forbidden('Only an owner can grant, change or remove the owner role.', 'owner_required');
-  }
-}
 
 const get = defineOperation({
   name: 'members.get',
@@ -65,12 +50,13 @@ const get = defineOperation({
   handler: async (ctx, { params }) => present(await getMember(ctx.db, ctx.schoolId, params.member_id)),
 });
 
-/** The member operations: list, invite, change roles, remove (never the last owner). */
+/** The member operations: list, invite (and the invitations), change roles, remove (never the last owner). */
 export const memberOperations = [
   defineOperation({
     name: 'members.list',
     summary: 'List members',
-    description: 'Memberships oldest first; filter by `role`, `status` or a `search` on email or name.',
+    description:
+      'Memberships oldest first; filter by `role`, `status` or a `search` on email or name. People invited but not yet joined are invitations (`GET /api/v1/invitations`), not members; `invited` is only found on memberships made before invitations existed.',
     scope: 'members:read',
     method: 'GET',
     path: '/api/v1/members',
@@ -94,37 +80,9 @@ export const memberOperations = [
     },
   }),
   get,
-  defineOperation({
-    name: 'members.invite',
-    summary: 'Invite a person',
-    description:
-      'Adds the person with the given roles. An unknown email gets an account without a password (status `invited` until they sign in). Someone already at the school is a 409 `already_member`.',
-    scope: 'members:write',
-    method: 'POST',
-    path: '/api/v1/members',
-    input: {
-      body: z.strictObject({
-        email: Email,
-        name: Text(120).optional(),
-        roles: Roles,
-      }),
-    },
-    output: MemberSchema,
-    status: 201,
-    etag: true,
-    examples: { request: { email: 'ada@example.com', name: 'Ada', roles: ['admin'] }, response: example },
-    handler: async (ctx, { body }) => {
-      requireOwnerFor(ctx, body.roles.includes('owner'));
-      return present(
-        await inviteMember(ctx.db, ctx.schoolId, {
-          email: body.email,
-          name: body.name,
-          roles: body.roles,
-          invitedByUserId: ctx.principal.userId,
-        }),
-      );
-    },
-  }),
+  // The invitation reads first: a read's example (without a link) is the one lists reuse.
+  ...invitationOperations,
+  inviteOperation,
   defineOperation({
     name: 'members.update',
     summary: 'Change a member’s roles',
@@ -138,11 +96,8 @@ export const memberOperations = [
     etag: true,
     current: get.handler,
     examples: { request: { roles: ['admin', 'lecturer'] } },
-    handler: async (ctx, { params, body }) => {
-      const current = await getMember(ctx.db, ctx.schoolId, params.member_id);
-      requireOwnerFor(ctx, current.roles.includes('owner') || body.roles.includes('owner'));
-      return present(await changeMemberRoles(ctx.db, ctx.schoolId, params.member_id, body.roles));
-    },
+    handler: async (ctx, { params, body }) =>
+      present(await changeRoles(actionScope(ctx), params.member_id, body.roles)),
   }),
   defineOperation({
     name: 'members.remove',
@@ -153,9 +108,6 @@ export const memberOperations = [
     method: 'DELETE',
     path: '/api/v1/members/{member_id}',
     input: { params: ById },
-    handler: async (ctx, { params }) => {
-      requireOwnerFor(ctx, (await getMember(ctx.db, ctx.schoolId, params.member_id)).roles.includes('owner'));
-      await removeMember(ctx.db, ctx.schoolId, params.member_id);
-    },
+    handler: async (ctx, { params }) => remove(actionScope(ctx), params.member_id),
   }),
 ];

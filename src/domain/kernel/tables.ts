@@ -318,6 +318,23 @@ export interface FormSubmissionsTable {
   submitted_at: string;
 }
 
+/** An invitation to join a school (issue #16): single-use and expiring; only the token's hash is kept. */
+export interface InvitationsTable {
+  id: string;
+  school_id: string;
+  email: string;
+  /** JSON array of the roles the person gets on accepting. */
+  roles: string;
+  token_hash: string;
+  invited_by_user_id: string | null;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_user_id: string | null;
+  revoked_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface IdempotencyKeysTable {
   school_id: string;
   client_id: string;
@@ -369,4 +386,5 @@ export interface DomainTables {
   form_submissions: FormSubmissionsTable;
   idempotency_keys: IdempotencyKeysTable;
   password_resets: PasswordResetsTable;
+  invitations: InvitationsTable;
 }

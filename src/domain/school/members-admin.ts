@@ -4,11 +4,8 @@ import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
 import { Checks, withTransaction } from '../kernel/checks.ts';
-import { Email } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
-import { ensureMembership } from './memberships.ts';
 import { parseRoles, ROLES, type Role, serializeRoles } from './roles.ts';
-import { findOrCreateUser, normalizeEmail } from './users.ts';
 
 /** A person's membership at the school, with who they are. */
 export interface Member {
@@ -94,7 +91,8 @@ export async function getMember(db: Db | Tx, schoolId: string, id: string): Prom
   return toMember(row);
 }
 
-function checkRoles(c: Checks, roles: unknown): Role[] {
+/** The roles of a request: a non-empty list of known roles (422 otherwise). */
+export function checkRoles(c: Checks, roles: unknown): Role[] {
   if (!Array.isArray(roles) || roles.length === 0 || roles.some((r) => !ROLES.includes(r))) {
     c.fail('roles', `must be a non-empty list of ${ROLES.join(', ')}`);
     return [];
@@ -104,7 +102,7 @@ function checkRoles(c: Checks, roles: unknown): Role[] {
 
 // Serialises role changes per school: on PostgreSQL this takes the school row's lock, so two
 // concurrent demotions cannot both see "another owner remains" (SQLite writes are serial anyway).
-async function lockSchool(tx: Tx, schoolId: string): Promise<void> {
+export async function lockSchool(tx: Tx, schoolId: string): Promise<void> {
   await tx.updateTable('schools').set({ updated_at: sql`updated_at` }).where('id', '=', schoolId).execute();
 }
 
@@ -124,39 +122,6 @@ const lastOwner = () =>
   problem('last_owner', {
     detail: 'A school always keeps at least one active owner: make someone else owner first.',
   });
-
-/**
- * Invites a person by email: a user without a password is created if none exists, and the
- * membership starts `invited` until they sign in. Someone already at the school is a 409
- * `already_member`.
- */
-export async function inviteMember(
-  db: Db | Tx,
-  schoolId: string,
-  input: { email: string; name?: string; roles: readonly Role[]; invitedByUserId: string | null },
-): Promise<Member> {
-  const c = new Checks();
-  const email = typeof input.email === 'string' ? normalizeEmail(input.email) : '';
-  if (!Email.safeParse(email).success) c.fail('email', 'must be an email address');
-  const roles = checkRoles(c, input.roles);
-  const name = input.name === undefined ? email.split('@')[0] : c.text('name', input.name, 120);
-  c.done();
-  return withTransaction(db, async (tx) => {
-    // Both inserts tolerate a concurrent invite or enrollment of the same person: of parallel
-    // invites exactly one makes the membership, and the others see it and answer 409.
-    const user = await findOrCreateUser(tx, { email, name, passwordHash: null });
-    const { membership, created } = await ensureMembership(tx, schoolId, user.id, roles, {
-      status: user.password_hash ? 'active' : 'invited',
-      invitedByUserId: input.invitedByUserId,
-    });
-    if (!created) {
-      throw problem('already_member', {
-        detail: `${email} already belongs to this school; change their roles instead.`,
-      });
-    }
-    return getMember(tx, schoolId, membership.id);
-  });
-}
 
 /** Replaces a member's roles; taking `owner` from the last active owner is a 409 `last_owner`. */
 export async function changeMemberRoles(

@@ -5,6 +5,7 @@ import * as catalog from './0003-catalog.ts';
 import * as commerce from './0004-commerce.ts';
 import * as community from './0005-community.ts';
 import * as bigintAmounts from './0006-bigint-amounts.ts';
+import * as invitations from './0007-invitations.ts';
 import * as passwordResets from './0008-password-resets.ts';
 import * as memberAppSecrets from './0009-member-app-secrets.ts';
 
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0004_commerce': commerce,
   '0005_community': community,
   '0006_bigint_amounts': bigintAmounts,
+  '0007_invitations': invitations,
   '0008_password_resets': passwordResets,
   '0009_member_app_secrets': memberAppSecrets,
 };

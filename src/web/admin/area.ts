@@ -60,7 +60,7 @@ export function forbidden(c: Context): Promise<Response> {
   );
 }
 
-export type Section = 'settings' | 'apps' | 'connected' | 'locked';
+export type Section = 'settings' | 'members' | 'apps' | 'connected' | 'locked';
 
 /** Path of a page of the area. */
 export function areaPath(schoolId: string, rest = ''): string {
@@ -71,6 +71,7 @@ export function areaPath(schoolId: string, rest = ''): string {
 export function areaNav(area: Area, current: Section): Html {
   const links: NavLink[] = [
     { href: areaPath(area.school.id), label: 'Settings', current: current === 'settings' },
+    { href: areaPath(area.school.id, '/members'), label: 'Members', current: current === 'members' },
   ];
   if (area.developers) {
     links.push({

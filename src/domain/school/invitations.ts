@@ -1,0 +1,332 @@
+/**
+ * Invitations (issue #16): how a person comes to hold a role at a school. Inviting creates no
+ * user and no membership; the role applies only when the person opens the single-use link and
+ * accepts (a new person by setting a name and password, an existing one signed in as that
+ * email). What the inviter learns never depends on whether the email has an account elsewhere.
+ */
+import { sql } from 'kysely';
+import { newId } from '../../crypto/ids.ts';
+import { randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
+import { problem, problems } from '../../errors/problem-error.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { isoIn, isoNow } from '../../store/time.ts';
+import { likePattern } from '../community/posts.ts';
+import { Checks, withTransaction } from '../kernel/checks.ts';
+import { Email } from '../kernel/fields.ts';
+import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
+import type { InvitationsTable } from '../kernel/tables.ts';
+import { checkRoles, lockSchool } from './members-admin.ts';
+import { addRoles } from './memberships.ts';
+import { parseRoles, type Role, serializeRoles } from './roles.ts';
+import { createUser, normalizeEmail } from './users.ts';
+
+/** An invitation's link works for 7 days (README, docs/decisions.md); resending starts a new 7 days. */
+export const INVITATION_LIFETIME_SECONDS = 7 * 24 * 3600;
+
+export const INVITATION_STATUSES = ['pending', 'accepted', 'expired', 'revoked'] as const;
+export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
+
+/** An invitation as the school's operators see it: nothing about the person's other schools. */
+export interface Invitation {
+  id: string;
+  email: string;
+  roles: Role[];
+  status: InvitationStatus;
+  invitedByUserId: string | null;
+  expiresAt: string;
+  acceptedAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A new or resent invitation and its link's token: shown once, stored only as a hash. */
+export interface IssuedInvitation {
+  readonly invitation: Invitation;
+  readonly token: string;
+}
+
+type Row = InvitationsTable;
+
+function statusOf(r: Row, now = isoNow()): InvitationStatus {
+  if (r.revoked_at) return 'revoked';
+  if (r.accepted_at) return 'accepted';
+  return r.expires_at <= now ? 'expired' : 'pending';
+}
+
+function toInvitation(r: Row): Invitation {
+  return {
+    id: r.id,
+    email: r.email,
+    roles: parseRoles(r.roles),
+    status: statusOf(r),
+    invitedByUserId: r.invited_by_user_id,
+    expiresAt: r.expires_at,
+    acceptedAt: r.accepted_at,
+    revokedAt: r.revoked_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function query(db: Db | Tx, schoolId: string) {
+  return db.selectFrom('invitations').selectAll().where('school_id', '=', schoolId);
+}
+
+/** The school's invitations, oldest first, by status or an email search. */
+export async function listInvitations(
+  db: Db | Tx,
+  schoolId: string,
+  filter: { status?: InvitationStatus; search?: string } = {},
+  page: PageParams = {},
+): Promise<Page<Invitation>> {
+  let q = query(db, schoolId);
+  const now = isoNow();
+  switch (filter.status) {
+    case 'revoked':
+      q = q.where('revoked_at', 'is not', null);
+      break;
+    case 'accepted':
+      q = q.where('accepted_at', 'is not', null);
+      break;
+    case 'pending':
+    case 'expired':
+      q = q
+        .where('revoked_at', 'is', null)
+        .where('accepted_at', 'is', null)
+        .where('expires_at', filter.status === 'pending' ? '>' : '<=', now);
+      break;
+  }
+  if (filter.search) {
+    q = q.where(sql`lower(email)`, 'like', sql`${likePattern(filter.search)} escape '\\'`);
+  }
+  return mapPage(await paginate(q, page, { table: 'invitations' }), toInvitation);
+}
+
+/** One invitation of the school; 404 otherwise (another school's id included). */
+export async function getInvitation(db: Db | Tx, schoolId: string, id: string): Promise<Invitation> {
+  const row = await query(db, schoolId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw problems.notFound('No such invitation.');
+  return toInvitation(row);
+}
+
+// Only what this school already knows decides the answer: its own members and invitations.
+async function refuseDuplicate(tx: Tx, schoolId: string, email: string): Promise<void> {
+  const member = await tx
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select('memberships.id')
+    .where('memberships.school_id', '=', schoolId)
+    .where('users.email', '=', email)
+    .executeTakeFirst();
+  if (member) {
+    throw problem('already_member', {
+      detail: `${email} already belongs to this school; change their roles instead.`,
+    });
+  }
+  const open = await query(tx, schoolId)
+    .where('email', '=', email)
+    .where('revoked_at', 'is', null)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', isoNow())
+    .executeTakeFirst();
+  if (open) {
+    throw problem('invitation_pending', {
+      detail: `${email} already has a pending invitation (${open.id}); resend or revoke it instead.`,
+    });
+  }
+}
+
+/**
+ * Invites a person by email with these roles: a pending invitation, nothing else. Someone
+ * already at the school is a 409 `already_member`, a pending invitation a 409
+ * `invitation_pending`; an account at other schools changes nothing in the answer.
+ */
+export async function createInvitation(
+  db: Db | Tx,
+  schoolId: string,
+  input: { email: string; roles: readonly Role[]; invitedByUserId: string | null },
+): Promise<IssuedInvitation> {
+  const c = new Checks();
+  const email = typeof input.email === 'string' ? normalizeEmail(input.email) : '';
+  if (!Email.safeParse(email).success) c.fail('email', 'must be an email address');
+  const roles = checkRoles(c, input.roles);
+  c.done();
+  return withTransaction(db, async (tx) => {
+    // One invitation per person at a time, even for concurrent invites (the school row's lock).
+    await lockSchool(tx, schoolId);
+    await refuseDuplicate(tx, schoolId, email);
+    const token = randomToken();
+    // One instant for both, so the lifetime is exactly 7 days.
+    const at = Date.now();
+    const now = isoNow(at);
+    const row: Row = {
+      id: newId('inv'),
+      school_id: schoolId,
+      email,
+      roles: serializeRoles(roles),
+      token_hash: sha256(token),
+      invited_by_user_id: input.invitedByUserId,
+      expires_at: isoIn(INVITATION_LIFETIME_SECONDS, at),
+      accepted_at: null,
+      accepted_user_id: null,
+      revoked_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await tx.insertInto('invitations').values(row).execute();
+    return { invitation: toInvitation(row), token };
+  });
+}
+
+const closed = (invitation: Invitation) =>
+  problem('invitation_closed', {
+    detail: `This invitation was ${invitation.status}; invite the person again instead.`,
+  });
+
+/** A new link for a pending or expired invitation (7 more days); the old link stops working. */
+export async function resendInvitation(db: Db | Tx, schoolId: string, id: string): Promise<IssuedInvitation> {
+  return withTransaction(db, async (tx) => {
+    const current = await getInvitation(tx, schoolId, id);
+    if (current.status === 'accepted' || current.status === 'revoked') throw closed(current);
+    const token = randomToken();
+    const at = Date.now();
+    await tx
+      .updateTable('invitations')
+      .set({
+        token_hash: sha256(token),
+        expires_at: isoIn(INVITATION_LIFETIME_SECONDS, at),
+        updated_at: isoNow(at),
+      })
+      .where('school_id', '=', schoolId)
+      .where('id', '=', id)
+      .where('accepted_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .execute();
+    return { invitation: await getInvitation(tx, schoolId, id), token };
+  });
+}
+
+/** Revokes an invitation that was not accepted; revoking twice answers the same. */
+export async function revokeInvitation(db: Db | Tx, schoolId: string, id: string): Promise<Invitation> {
+  return withTransaction(db, async (tx) => {
+    const current = await getInvitation(tx, schoolId, id);
+    if (current.status === 'accepted') throw closed(current);
+    if (current.status === 'revoked') return current;
+    const now = isoNow();
+    await tx
+      .updateTable('invitations')
+      .set({ revoked_at: now, updated_at: now })
+      .where('school_id', '=', schoolId)
+      .where('id', '=', id)
+      .where('accepted_at', 'is', null)
+      .execute();
+    return getInvitation(tx, schoolId, id);
+  });
+}
+
+/** What the holder of a link may see: the invitation, its school's name and whether the email has an account. */
+export interface InvitationByToken {
+  readonly invitation: Invitation;
+  readonly schoolId: string;
+  readonly schoolName: string;
+  readonly inviterName: string | null;
+  /** The email already has a Lectern account: its owner signs in to accept. */
+  readonly accountExists: boolean;
+}
+
+// Tokens are 32 random bytes, base64url: anything else is not ours and needs no lookup.
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** The invitation a link's token names, or undefined for a token that was never issued (or replaced). */
+export async function findInvitationByToken(
+  db: Db | Tx,
+  token: string,
+): Promise<InvitationByToken | undefined> {
+  if (!TOKEN_PATTERN.test(token)) return undefined;
+  const hash = sha256(token);
+  const row = await db
+    .selectFrom('invitations')
+    .innerJoin('schools', 'schools.id', 'invitations.school_id')
+    .leftJoin('users as inviter', 'inviter.id', 'invitations.invited_by_user_id')
+    .selectAll('invitations')
+    .select(['schools.name as school_name', 'inviter.name as inviter_name'])
+    .where('invitations.token_hash', '=', hash)
+    .executeTakeFirst();
+  // The index found the row by the hash; compare again in constant time all the same.
+  if (!row || !safeEqual(row.token_hash, hash)) return undefined;
+  const account = await db.selectFrom('users').select('id').where('email', '=', row.email).executeTakeFirst();
+  return {
+    invitation: toInvitation(row),
+    schoolId: row.school_id,
+    schoolName: row.school_name,
+    inviterName: row.inviter_name ?? null,
+    accountExists: account !== undefined,
+  };
+}
+
+/** The link was used, revoked, replaced or expired between showing the page and accepting. */
+export class InvitationGoneError extends Error {}
+
+/** A person joined through an invitation. */
+export interface Acceptance {
+  readonly invitationId: string;
+  readonly schoolId: string;
+  readonly userId: string;
+  readonly roles: Role[];
+}
+
+// Single use: one conditional UPDATE, so of two concurrent accepts exactly one sees a row.
+async function consume(tx: Tx, token: string, email: string, userId: string): Promise<Row> {
+  const now = isoNow();
+  const result = await tx
+    .updateTable('invitations')
+    .set({ accepted_at: now, accepted_user_id: userId, updated_at: now })
+    .where('token_hash', '=', sha256(token))
+    .where('email', '=', email)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw new InvitationGoneError('invitation no longer open');
+  return tx
+    .selectFrom('invitations')
+    .selectAll()
+    .where('token_hash', '=', sha256(token))
+    .executeTakeFirstOrThrow();
+}
+
+async function join(tx: Tx, row: Row, userId: string): Promise<Acceptance> {
+  const roles = parseRoles(row.roles);
+  // Someone who became a member meanwhile (enrolled as a student) keeps their roles and gains these.
+  await addRoles(tx, row.school_id, userId, roles);
+  return { invitationId: row.id, schoolId: row.school_id, userId, roles };
+}
+
+/** An existing account accepts: the signed-in user must own the invited email. */
+export async function acceptInvitation(
+  db: Db | Tx,
+  token: string,
+  user: { id: string; email: string },
+): Promise<Acceptance> {
+  return withTransaction(db, async (tx) => join(tx, await consume(tx, token, user.email, user.id), user.id));
+}
+
+/**
+ * A new person accepts: their account is created with this name and password hash. An email
+ * that meanwhile got an account is a 409 `email_taken` (they sign in and accept instead).
+ */
+export async function acceptAsNewPerson(
+  db: Db | Tx,
+  token: string,
+  input: { email: string; name: string; passwordHash: string },
+): Promise<Acceptance> {
+  return withTransaction(db, async (tx) => {
+    const user = await createUser(tx, {
+      email: input.email,
+      name: input.name,
+      passwordHash: input.passwordHash,
+    });
+    return join(tx, await consume(tx, token, user.email, user.id), user.id);
+  });
+}

@@ -1,0 +1,161 @@
+/**
+ * `/admin/<school>/members` (issue #16): owners and admins list, invite, resend and revoke
+ * invitations, and change or remove members' roles. Every change is a CSRF-checked POST answered
+ * by a redirect; an invitation link (no SMTP) is shown once after it, never re-created by a refresh.
+ */
+import { type Context, Hono } from 'hono';
+import {
+  type ActionScope,
+  changeRoles,
+  type Delivery,
+  invite,
+  remove,
+  resend,
+  revoke,
+} from '../../admin/member-actions.ts';
+import { listInvitations } from '../../domain/school/invitations.ts';
+import { getMember, listMembers } from '../../domain/school/members-admin.ts';
+import { findMembership } from '../../domain/school/memberships.ts';
+import { ROLES, type Role } from '../../domain/school/roles.ts';
+import { ProblemError } from '../../errors/problem-error.ts';
+import type { AppContext, AppEnv } from '../../http/context.ts';
+import { messagePage, readForm, requireViewer, sendAreaPage } from '../account/page-kit.ts';
+import { type Area, areaPath, requireOperator } from './area.ts';
+import { type MembersPageState, membersPage, removeMemberPage, type ShownLink } from './members-views.ts';
+import { showOnceNext, takeShowOnce } from './one-time.ts';
+
+type Handler = (c: Context<AppEnv>, area: Area, scope: ActionScope) => Promise<Response>;
+
+const rolesOf = (fields: URLSearchParams): Role[] => ROLES.filter((r) => fields.getAll('role').includes(r));
+
+/** The members pages, mounted by one line in pages.ts. */
+export function createMemberPagesApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const membersPath = (area: Area, query = '') => areaPath(area.school.id, `/members${query}`);
+
+  // Signed in, owner or admin of the school in the path (else /login or the 403 page).
+  const operator =
+    (handler: Handler) =>
+    async (c: Context<AppEnv>): Promise<Response> => {
+      const viewer = await requireViewer(ctx, c, '/admin');
+      if (viewer instanceof Response) return viewer;
+      const area = await requireOperator(ctx, c, viewer, c.req.param('school') ?? '');
+      if (area instanceof Response) return area;
+      const membership = await findMembership(ctx.db, area.school.id, viewer.user.id);
+      const actor = { userId: viewer.user.id, roles: membership?.roles ?? [], requestId: c.get('requestId') };
+      return handler(c, area, { app: ctx, db: ctx.db, schoolId: area.school.id, actor });
+    };
+  // A POST: its form (CSRF-checked), then the change; a refusal re-renders the page with the reason.
+  const change = (
+    work: (c: Context<AppEnv>, area: Area, s: ActionScope, f: URLSearchParams) => Promise<string>,
+  ) =>
+    operator(async (c, area, s) => {
+      const fields = await readForm(ctx, c, area.viewer);
+      if (fields instanceof Response) return fields;
+      try {
+        return c.redirect(membersPath(area, `?done=${await work(c, area, s, fields)}`), 303);
+      } catch (err) {
+        if (!(err instanceof ProblemError) || (err.status >= 500 && err.code !== 'mail_failed')) throw err;
+        const detail = err.errors?.length
+          ? `${err.detail ?? ''} ${err.errors.map((e) => `${e.field.replace(/^body\./, '')} ${e.message}`).join('; ')}`
+          : (err.detail ?? err.title);
+        return render(c, area, s, err.status, { error: detail, inviteEmail: fields.get('email') ?? '' });
+      }
+    });
+
+  async function render(
+    c: Context<AppEnv>,
+    area: Area,
+    s: ActionScope,
+    status: number,
+    extra: Partial<MembersPageState> = {},
+  ): Promise<Response> {
+    const members = await listMembers(ctx.db, area.school.id, {}, { limit: 100 });
+    const invitations = await listInvitations(ctx.db, area.school.id, {}, { limit: 100 });
+    const state: MembersPageState = {
+      mailEnabled: ctx.mailer.enabled,
+      viewerIsOwner: s.actor.roles.includes('owner'),
+      ...extra,
+    };
+    const title = `${area.school.name} · Members`;
+    return sendAreaPage(c, status, title, membersPage(area, members.data, invitations.data, state));
+  }
+
+  // The link goes into the one-time cookie; the redirect's code says which notice to show.
+  const delivered = (
+    c: Context<AppEnv>,
+    area: Area,
+    r: { invitation: { email: string } } & Delivery,
+    done: string,
+  ) => {
+    if (r.delivery === 'email') return `${done}-email`;
+    showOnceNext(ctx, c, area.viewer.session, {
+      email: r.invitation.email,
+      link: r.link,
+    } satisfies ShownLink);
+    return done;
+  };
+
+  app.get(
+    '/admin/:school/members',
+    operator(async (c, area, s) => {
+      const shown = takeShowOnce<ShownLink>(ctx, c, area.viewer.session);
+      return render(c, area, s, 200, { done: c.req.query('done'), shown });
+    }),
+  );
+
+  app.post(
+    '/admin/:school/invitations',
+    change(async (c, area, s, f) => {
+      const email = (f.get('email') ?? '').slice(0, 320);
+      return delivered(c, area, await invite(s, { email, roles: rolesOf(f) }), 'invited');
+    }),
+  );
+
+  app.post(
+    '/admin/:school/invitations/:id/resend',
+    change(async (c, area, s) => delivered(c, area, await resend(s, c.req.param('id') ?? ''), 'resent')),
+  );
+
+  app.post(
+    '/admin/:school/invitations/:id/revoke',
+    change(async (c, _area, s) => {
+      await revoke(s, c.req.param('id') ?? '');
+      return 'revoked';
+    }),
+  );
+
+  app.post(
+    '/admin/:school/members/:id/roles',
+    change(async (c, _area, s, f) => {
+      await changeRoles(s, c.req.param('id') ?? '', rolesOf(f));
+      return 'roles';
+    }),
+  );
+
+  app.get(
+    '/admin/:school/members/:id/remove',
+    operator(async (c, area) => {
+      try {
+        const member = await getMember(ctx.db, area.school.id, c.req.param('id') ?? '');
+        return sendAreaPage(c, 200, `Remove ${member.name}?`, removeMemberPage(area, member));
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        return messagePage(c, 404, 'No such member', 'This school has no such member.', {
+          href: membersPath(area),
+          label: 'Back to Members',
+        });
+      }
+    }),
+  );
+
+  app.post(
+    '/admin/:school/members/:id/remove',
+    change(async (c, _area, s) => {
+      await remove(s, c.req.param('id') ?? '');
+      return 'removed';
+    }),
+  );
+
+  return app;
+}

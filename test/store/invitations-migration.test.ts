@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Migrator, sql } from 'kysely';
+import { type Db, migrateToLatest, openDatabase } from '../../src/store/database.ts';
+import { migrationProvider } from '../../src/store/migrations/index.ts';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../support/database.ts';
+
+const now = '2026-01-01T00:00:00.000Z';
+
+describe(`migration 0007 (invitations) on ${ENGINE}`, () => {
+  let database: TestDatabase;
+  let db: Db;
+  let schema: string | undefined;
+  before(async () => {
+    database = await createTestDatabase();
+    db = openDatabase(database.options);
+    schema =
+      ENGINE === 'postgres'
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
+        : undefined;
+  });
+  after(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  it('turns the `invited` memberships of before into pending invitations nobody holds a link to, keeping active ones', async () => {
+    const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
+    assert.equal((await migrator.migrateTo('0006_bigint_amounts')).error, undefined);
+    await db
+      .insertInto('schools')
+      .values({
+        id: 'sch_1',
+        name: 'S',
+        subdomain: 's',
+        locale: 'en',
+        timezone: 'UTC',
+        currency: 'EUR',
+        contact_email: null,
+        beta_features: '[]',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const user = (id: string, email: string, passwordHash: string | null) => ({
+      id,
+      email,
+      name: id,
+      password_hash: passwordHash,
+      created_at: now,
+      updated_at: now,
+    });
+    await db
+      .insertInto('users')
+      .values([user('usr_owner', 'owner@s.test', 'hash'), user('usr_ada', 'ada@s.test', null)])
+      .execute();
+    const membership = (id: string, userId: string, roles: string, status: 'active' | 'invited') => ({
+      id,
+      school_id: 'sch_1',
+      user_id: userId,
+      roles,
+      status,
+      invited_by_user_id: status === 'invited' ? 'usr_owner' : null,
+      created_at: now,
+      updated_at: now,
+    });
+    await db
+      .insertInto('memberships')
+      .values([
+        membership('mem_owner', 'usr_owner', '["owner"]', 'active'),
+        membership('mem_ada', 'usr_ada', '["lecturer"]', 'invited'),
+      ])
+      .execute();
+
+    assert.deepEqual(await migrateToLatest(db), ['0007_invitations']);
+
+    const memberships = await db.selectFrom('memberships').select(['id', 'status']).execute();
+    assert.deepEqual(
+      memberships.map((m) => ({ ...m })),
+      [{ id: 'mem_owner', status: 'active' }],
+    );
+    const invitations = await db.selectFrom('invitations').selectAll().execute();
+    assert.equal(invitations.length, 1);
+    const [inv] = invitations;
+    assert.equal(inv.school_id, 'sch_1');
+    assert.equal(inv.email, 'ada@s.test');
+    assert.equal(inv.roles, '["lecturer"]');
+    assert.equal(inv.invited_by_user_id, 'usr_owner');
+    assert.match(inv.token_hash, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(inv.accepted_at, null);
+    assert.equal(inv.revoked_at, null);
+    assert.ok(inv.expires_at > new Date().toISOString(), 'pending: an operator resends it for a link');
+  });
+});
