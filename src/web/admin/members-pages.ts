@@ -19,10 +19,13 @@ import { findMembership } from '../../domain/school/memberships.ts';
 import { ROLES, type Role } from '../../domain/school/roles.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
+import { putFlash, takeFlash } from '../../http/flash.ts';
 import { messagePage, readForm, requireViewer, sendAreaPage } from '../account/page-kit.ts';
 import { type Area, areaPath, requireOperator } from './area.ts';
 import { type MembersPageState, membersPage, removeMemberPage, type ShownLink } from './members-views.ts';
-import { showOnceNext, takeShowOnce } from './one-time.ts';
+
+/** The flash that carries an invitation link from the form to the page it redirects to. */
+const INVITATION_LINK = 'invitation-link';
 
 type Handler = (c: Context<AppEnv>, area: Area, scope: ActionScope) => Promise<Response>;
 
@@ -81,15 +84,11 @@ export function createMemberPagesApp(ctx: AppContext): Hono<AppEnv> {
     return sendAreaPage(c, status, title, membersPage(area, members.data, invitations.data, state));
   }
 
-  // The link goes into the one-time cookie; the redirect's code says which notice to show.
-  const delivered = (
-    c: Context<AppEnv>,
-    area: Area,
-    r: { invitation: { email: string } } & Delivery,
-    done: string,
-  ) => {
+  // The link rides the session's one-time flash (http/flash.ts); the redirect's code says which
+  // notice to show.
+  const delivered = async (area: Area, r: { invitation: { email: string } } & Delivery, done: string) => {
     if (r.delivery === 'email') return `${done}-email`;
-    showOnceNext(ctx, c, area.viewer.session, {
+    await putFlash(ctx, area.viewer.session, INVITATION_LINK, {
       email: r.invitation.email,
       link: r.link,
     } satisfies ShownLink);
@@ -99,22 +98,22 @@ export function createMemberPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.get(
     '/admin/:school/members',
     operator(async (c, area, s) => {
-      const shown = takeShowOnce<ShownLink>(ctx, c, area.viewer.session);
+      const shown = await takeFlash<ShownLink>(ctx, area.viewer.session, INVITATION_LINK);
       return render(c, area, s, 200, { done: c.req.query('done'), shown });
     }),
   );
 
   app.post(
     '/admin/:school/invitations',
-    change(async (c, area, s, f) => {
+    change(async (_c, area, s, f) => {
       const email = (f.get('email') ?? '').slice(0, 320);
-      return delivered(c, area, await invite(s, { email, roles: rolesOf(f) }), 'invited');
+      return delivered(area, await invite(s, { email, roles: rolesOf(f) }), 'invited');
     }),
   );
 
   app.post(
     '/admin/:school/invitations/:id/resend',
-    change(async (c, area, s) => delivered(c, area, await resend(s, c.req.param('id') ?? ''), 'resent')),
+    change(async (c, area, s) => delivered(area, await resend(s, c.req.param('id') ?? ''), 'resent')),
   );
 
   app.post(
