@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
-import { verifyPassword } from '../crypto/passwords.ts';
+import { MAX_PASSWORD_LENGTH, verifyPassword } from '../crypto/passwords.ts';
 import { findUserByEmail, normalizeEmail } from '../domain/school/users.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
@@ -104,8 +104,9 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
     const reservation = await ctx.throttle.reserve(rules);
     if (reservation.retryAfter > 0) return lockoutPage(c, reservation.retryAfter, ctx.mailer.enabled);
     // Passwords beyond 1 KiB are refused without hashing them (argon2 cost is per byte).
-    const user = password.length <= 1024 ? await findUserByEmail(ctx.db, email) : undefined;
-    const ok = password.length <= 1024 && (await verifyPassword(user?.password_hash, password));
+    const user = password.length <= MAX_PASSWORD_LENGTH ? await findUserByEmail(ctx.db, email) : undefined;
+    const ok =
+      password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(user?.password_hash, password));
     if (!user || !ok) {
       // The reservation stays: it is this failure's count.
       return show(c, 401, returnTo, email, 'Email or password is incorrect.');

@@ -4,8 +4,8 @@
  * this page again with the form's error.
  */
 import { html } from 'hono/html';
+import { MIN_PASSWORD_LENGTH } from '../../crypto/passwords.ts';
 import type { Html } from '../layout.ts';
-import { MIN_PASSWORD_LENGTH } from '../recovery/views.ts';
 import { csrfField, type NavLink, notice, topNav, type Viewer } from './page-kit.ts';
 
 export const SETTINGS_DONE: Record<string, string> = {

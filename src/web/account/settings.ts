@@ -4,7 +4,7 @@
  * other sessions. Mounted next to the account page by one line in web/pages.ts.
  */
 import { type Context, Hono } from 'hono';
-import { hashPassword, verifyPassword } from '../../crypto/passwords.ts';
+import { hashPassword, MAX_PASSWORD_LENGTH, verifyPassword } from '../../crypto/passwords.ts';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import { isOperator } from '../../domain/school/roles.ts';
 import { setUserPasswordHash, updateUserName } from '../../domain/school/users.ts';
@@ -13,7 +13,7 @@ import { logSecurityEvent } from '../../http/security-log.ts';
 import { countOtherSessions, endUserSessions } from '../../http/sessions.ts';
 import { passwordChangedMail, sendInBackground } from '../recovery/mails.ts';
 import { checkNewPassword } from '../recovery/password-rules.ts';
-import { MAX_PASSWORD_LENGTH, minutes } from '../recovery/views.ts';
+import { minutes } from '../recovery/views.ts';
 import { type NavLink, readForm, requireViewer, sendAreaPage, type Viewer } from './page-kit.ts';
 import { type SettingsError, settingsPage } from './settings-views.ts';
 

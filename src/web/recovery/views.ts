@@ -5,11 +5,9 @@
  */
 import type { Context } from 'hono';
 import { html } from 'hono/html';
+import { MIN_PASSWORD_LENGTH } from '../../crypto/passwords.ts';
 import { CSRF_FIELD } from '../../http/sessions.ts';
 import { type Html, sendPage } from '../layout.ts';
-
-export const MIN_PASSWORD_LENGTH = 8;
-export const MAX_PASSWORD_LENGTH = 1024;
 
 const FORM_ONLY_HERE = { formAction: ["'self'"] };
 
