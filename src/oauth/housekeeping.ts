@@ -1,5 +1,5 @@
 import type { Db } from '../store/database.ts';
-import { isoIn } from '../store/time.ts';
+import { isoIn, nowMs } from '../store/time.ts';
 
 /**
  * Rows stay this long past their expiry before they are deleted: an expired code or a rotated
@@ -16,7 +16,7 @@ export interface PurgeResult {
 }
 
 /** Deletes authorization codes, access and refresh tokens and login sessions long expired. */
-export async function purgeExpired(db: Db, now: number = Date.now()): Promise<PurgeResult> {
+export async function purgeExpired(db: Db, now: number = nowMs()): Promise<PurgeResult> {
   const cutoff = isoIn(-PURGE_GRACE_SECONDS, now);
   const codes = await db.deleteFrom('oauth_codes').where('expires_at', '<', cutoff).executeTakeFirst();
   const tokens = await db.deleteFrom('oauth_tokens').where('expires_at', '<', cutoff).executeTakeFirst();

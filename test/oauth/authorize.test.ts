@@ -525,13 +525,8 @@ describe('GET/POST /oauth/authorize', () => {
       const browser = new Browser(t);
       await signIn(browser, 'owner@example.com');
       assert.equal((await browser.request(authorizeUrl({ max_age: '3600', prompt: 'consent' }))).status, 200);
-      const { sha256 } = await import('../../src/crypto/tokens.ts');
-      await t.runtime.db
-        .updateTable('sessions')
-        .set({ auth_time: new Date(Date.now() - 7200_000).toISOString() })
-        .where('id_hash', '=', sha256(browser.cookies.get('lectern_session')!))
-        .execute();
-      const old = await browser.request(authorizeUrl({ max_age: '3600' }));
+      // Two hours later the sign-in is older than max_age.
+      const old = await t.clock.travel(7200_000, () => browser.request(authorizeUrl({ max_age: '3600' })));
       assert.equal(old.status, 302);
       assert.match(old.headers.get('location')!, /^\/login\?return_to=.*&prompt=login$/);
       const zero = await browser.request(authorizeUrl({ max_age: '0' }));

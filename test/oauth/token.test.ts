@@ -4,6 +4,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
+import { DAY } from '../support/clock.ts';
 import { obtainCode, obtainTokens, registerLoopbackClient, tokenRequest } from '../support/oauth-flow.ts';
 
 const B = TEST_BASE_URL;
@@ -182,18 +183,15 @@ describe('POST /api/oauth/token', () => {
 
     it('an expired code (60 s, product.md §5) is invalid_grant', async () => {
       const { code, verifier } = await operatorCode();
-      await t.runtime.db
-        .updateTable('oauth_codes')
-        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
-        .where('code_hash', '=', sha256(code))
-        .execute();
-      const r = await exchange({
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: verifier,
-        redirect_uri: REDIRECT,
-        client_id: loopback,
-      });
+      const r = await t.clock.travel(61_000, () =>
+        exchange({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT,
+          client_id: loopback,
+        }),
+      );
       assertOAuthError(r.res, r.body, 400, 'invalid_grant', /expired/);
       const row = await t.runtime.db
         .selectFrom('oauth_codes')
@@ -498,16 +496,13 @@ describe('POST /api/oauth/token', () => {
         .where('token_hash', '=', sha256(first.refresh_token))
         .executeTakeFirstOrThrow();
       assert.equal(Date.parse(row.expires_at) - Date.parse(row.created_at), 30 * 24 * 3600 * 1000);
-      await t.runtime.db
-        .updateTable('oauth_tokens')
-        .set({ expires_at: new Date(Date.now() - 1).toISOString() })
-        .where('token_hash', '=', row.token_hash)
-        .execute();
-      const r = await exchange({
-        grant_type: 'refresh_token',
-        refresh_token: first.refresh_token,
-        client_id: loopback,
-      });
+      const r = await t.clock.travel(30 * DAY + 1, () =>
+        exchange({
+          grant_type: 'refresh_token',
+          refresh_token: first.refresh_token,
+          client_id: loopback,
+        }),
+      );
       assertOAuthError(r.res, r.body, 400, 'invalid_grant', /expired/);
     });
 
