@@ -19,6 +19,7 @@ import { createSchool } from '../../src/domain/school/schools.ts';
 import { createUser } from '../../src/domain/school/users.ts';
 import { CIMD_PRUNE_AFTER_SECONDS, checkCimdUrl, lastCimdRefusal, pruneStale } from '../../src/oauth/cimd.ts';
 import {
+  CIMD_MAX_TTL_SECONDS,
   CIMD_TIMEOUT_MS,
   CimdError,
   cacheSeconds,
@@ -137,13 +138,12 @@ describe('Client ID Metadata Documents', () => {
       const path = '/refetch.json';
       const url = serveJson(path, validDoc(path));
       assert.ok(await resolveClient(t.runtime, url));
-      await t.runtime.db
-        .updateTable('oauth_clients')
-        .set({ reviewed: 1, metadata_expires_at: new Date(Date.now() - 1000).toISOString() })
-        .where('id', '=', url)
-        .execute();
+      // No endpoint marks a metadata-document client reviewed: that flag stays a direct write.
+      await t.runtime.db.updateTable('oauth_clients').set({ reviewed: 1 }).where('id', '=', url).execute();
       serveJson(path, validDoc(path, { client_name: 'Renamed Agent' }));
-      const again = await resolveClient(t.runtime, url);
+      const again = await t.clock.travel((CIMD_MAX_TTL_SECONDS + 1) * 1000, () =>
+        resolveClient(t.runtime, url),
+      );
       assert.equal(hits.get(path), 2);
       assert.equal(again?.name, 'Renamed Agent');
       assert.equal(again?.reviewed, true);

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/store/time.ts';
+import { type Clock, withClock } from '../../src/store/time.ts';
 
 /**
  * A clock a test moves instead of rewriting timestamps in rows: it runs with the system's time
@@ -12,7 +12,11 @@ export interface TestClock extends Clock {
   set(iso: string): void;
   /** The current instant as ISO 8601 text (what the store writes). */
   iso(): string;
-  /** Runs `work` with the clock `ms` ahead, then brings it back (a shared app stays in the present). */
+  /**
+   * Runs `work` with the clock `ms` ahead, then brings it back (a shared app stays in the
+   * present). The work runs on this clock, so services called directly (not through a request)
+   * read it too.
+   */
   travel<T>(ms: number, work: () => Promise<T>): Promise<T>;
 }
 
@@ -38,7 +42,7 @@ export function createTestClock(start?: string): TestClock {
     travel: async (ms, work) => {
       offset += ms;
       try {
-        return await work();
+        return await withClock(clock, work);
       } finally {
         offset -= ms;
       }
