@@ -4,7 +4,7 @@ import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-see
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { obtainTokens } from '../support/oauth-flow.ts';
-import { gql } from './fixtures.ts';
+import { gql } from './graphql.ts';
 
 const SPEC_QUERY = `{
   viewer {

@@ -11,7 +11,7 @@ import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { api } from './fixtures.ts';
+import { api } from './api.ts';
 
 describe('admin API on the demo data', () => {
   let t: TestApp;

@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { ENGINE } from '../support/database.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { api } from './api.ts';
 
 describe('admin API: Idempotency-Key claims', () => {
   let t: TestApp;

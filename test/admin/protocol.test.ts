@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { api } from './api.ts';
 
 describe('admin API protocol (courses)', () => {
   let t: TestApp;

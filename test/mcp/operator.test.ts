@@ -4,7 +4,8 @@ import { InsufficientScopeError } from '@modelcontextprotocol/client';
 import { adminOperations } from '../../src/admin/catalogue.ts';
 import { hasScope, MCP_CHALLENGE_SCOPES, OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { connectClient, type LiveApp, postMcp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
+import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { connectClient, type LiveApp, postMcp, startLiveApp } from './harness.ts';
 
 const PUBLIC_TOOLS = [
   'get_course_outline',
