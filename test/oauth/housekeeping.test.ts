@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { SESSION_COOKIE, SESSION_IDLE_SECONDS } from '../../src/http/sessions.ts';
 import { CODE_LIFETIME_SECONDS, issueCode } from '../../src/oauth/codes.ts';
 import { PURGE_GRACE_SECONDS, purgeExpired } from '../../src/oauth/housekeeping.ts';
@@ -9,27 +8,21 @@ import { isoNow } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { Browser, signIn } from '../support/oauth-flow.ts';
 import { issueTestToken } from '../support/tokens.ts';
+import { createWorld, type World } from '../support/world.ts';
 
 describe('housekeeping: long-expired codes, tokens and sessions are deleted', () => {
   let t: TestApp;
+  let world: World;
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    world = await createWorld(t);
   });
   after(() => t.close());
 
   it('deletes only rows expired for longer than the grace period', async () => {
     const db = t.runtime.db;
-    const user = await db
-      .selectFrom('users')
-      .select('id')
-      .where('email', '=', 'student@example.com')
-      .executeTakeFirstOrThrow();
-    const school = await db
-      .selectFrom('schools')
-      .select('id')
-      .where('subdomain', '=', 'demo')
-      .executeTakeFirstOrThrow();
+    const user = { id: world.demo.studentId };
+    const school = { id: world.demo.schoolId };
     const live = await issueTestToken(t, {
       userId: user.id,
       schoolId: school.id,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { SESSION_COOKIE } from '../../src/http/sessions.ts';
 import { safeReturnTo } from '../../src/web/login.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { DAY, HOUR, MINUTE } from '../support/clock.ts';
 import { Browser, formFields, pkcePair, registerLoopbackClient, signIn } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 const B = TEST_BASE_URL;
 
@@ -13,7 +13,7 @@ describe('/login and /logout', () => {
   let t: TestApp;
   before(async () => {
     t = await createTestApp({ TRUST_PROXY: 'true' });
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
   });
   after(() => t.close());
 
@@ -58,7 +58,7 @@ describe('/login and /logout', () => {
   it('Secure cookies when BASE_URL is https', async () => {
     const secure = await createTestApp({ BASE_URL: 'https://lectern.example' });
     try {
-      await seedDemoData(secure.runtime.db);
+      await createWorld(secure);
       const res = await signIn(new Browser(secure), 'student@example.com');
       assert.equal(res.status, 303);
       // Named with the __Host- prefix there; exact headers in cookies.test.ts.

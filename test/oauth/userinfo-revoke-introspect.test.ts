@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { obtainTokens, registerLoopbackClient, tokenRequest } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 const B = TEST_BASE_URL;
 const RESOURCE_METADATA = `resource_metadata="${B}/.well-known/oauth-protected-resource"`;
@@ -22,7 +22,7 @@ describe('UserInfo, revocation and introspection', () => {
   let confidential: { client_id: string; client_secret?: string };
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
     client = (await registerLoopbackClient(t)).client_id;
     confidential = await registerLoopbackClient(t, { authMethod: 'client_secret_post', name: 'Secret CLI' });
   });
