@@ -12,6 +12,7 @@ import { metricsMiddleware } from './http/metrics.ts';
 import { createMcpApp } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
 import { createOAuthMetadataApp } from './oauth/metadata-app.ts';
+import { withClock } from './store/time.ts';
 import { authorizePages } from './web/consent.ts';
 import { createPagesApp } from './web/pages.ts';
 
@@ -20,6 +21,8 @@ const UPLOAD_PREFIXES = ['/api/v1/storage'];
 /** Composes the feature sub-apps into the one Lectern app; nothing else happens here. */
 export function createApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Every request runs on the app's clock (store/time.ts), whatever it reads the time through.
+  app.use('*', (_c, next) => withClock(ctx.clock, next));
   app.use('*', requestId({ limitLength: 128 }));
   app.use('*', metricsMiddleware(ctx.metrics));
   app.use('*', defaultHeaders());

@@ -59,7 +59,7 @@ async function serveCommand(config: Config): Promise<void> {
   );
   let purging: Promise<void> | undefined;
   const purge = () => {
-    purging ??= purgeExpired(runtime.db)
+    purging ??= purgeExpired(runtime.db, runtime.clock.now())
       .then((purged) => {
         if (Object.values(purged).some((n) => n > 0)) {
           runtime.logger.info({ purged }, 'expired rows deleted');

@@ -15,6 +15,7 @@ import { ensureVendorClients } from './oauth/vendors.ts';
 import { createBearerVerifier } from './resource/verifier.ts';
 import { type Db, migrateToLatest, openDatabase } from './store/database.ts';
 import { openRedis } from './store/redis.ts';
+import { type Clock, systemClock, withClock } from './store/time.ts';
 
 /** The live parts of a running Lectern: what the app is built from, and how to close it. */
 export interface Runtime extends AppContext {
@@ -36,6 +37,8 @@ export async function openRuntime(
     /** How metadata documents are fetched (tests: their CA, resolver and loopback address). */
     cimdFetch?: CimdFetchOptions;
     syncClients?: boolean;
+    /** What time it is (the system's unless a test passes one it can move). */
+    clock?: Clock;
   } = {},
 ): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel, options.logDestination);
@@ -46,6 +49,7 @@ export async function openRuntime(
     await db.destroy();
     throw err;
   }
+  const clock = options.clock ?? systemClock;
   const metrics = createMetrics(options.processMetrics ?? true);
   // Connected on first use: commands that never throttle (migrate, seed…) never dial Redis.
   const redis = config.redisUrl
@@ -63,6 +67,7 @@ export async function openRuntime(
     db,
     logger,
     metrics,
+    clock,
     throttle,
     verifier: createBearerVerifier({ db, config }),
     signingKeys: createSigningKeys({ db, secret: config.secret }),
@@ -78,7 +83,7 @@ export async function openRuntime(
   };
   if (options.syncClients ?? true) {
     try {
-      await ensureVendorClients(runtime);
+      await withClock(clock, () => ensureVendorClients(runtime));
     } catch (err) {
       await runtime.close();
       throw err;

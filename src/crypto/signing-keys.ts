@@ -6,7 +6,7 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { SigningKeysTable } from '../oauth/tables.ts';
 import type { Db } from '../store/database.ts';
-import { isoIn, isoNow } from '../store/time.ts';
+import { isoIn, isoNow, nowMs } from '../store/time.ts';
 import { open, seal } from './secret-box.ts';
 
 /** A usable signing key: `kid` is the RFC 7638 thumbprint of the public JWK. */
@@ -111,7 +111,7 @@ function newestActive(keys: SigningKeys) {
  * The active ES256 key (created on first use; private JWK sealed with config.secret). Re-read from
  * the table once the cached view is ACTIVE_TTL_MS old, so rotations elsewhere are picked up.
  */
-export async function getSigningKey(ctx: WithKeys, now: number = Date.now()): Promise<SigningKey> {
+export async function getSigningKey(ctx: WithKeys, now: number = nowMs()): Promise<SigningKey> {
   const cache = ctx.signingKeys;
   const age = cache.active ? now - cache.active.readAt : Number.POSITIVE_INFINITY;
   if (cache.active && age >= 0 && age < ACTIVE_TTL_MS) return cache.active.key;
@@ -131,7 +131,7 @@ export async function getSigningKey(ctx: WithKeys, now: number = Date.now()): Pr
  * Read from the table on every call (clients cache the set), so a key rotated in on another
  * instance is published here at once.
  */
-export async function publicJwks(ctx: WithKeys, now: number = Date.now()): Promise<{ keys: JWK[] }> {
+export async function publicJwks(ctx: WithKeys, now: number = nowMs()): Promise<{ keys: JWK[] }> {
   const rows = await ctx.signingKeys.db
     .selectFrom('signing_keys')
     .select('public_jwk')
@@ -147,7 +147,7 @@ export async function publicJwks(ctx: WithKeys, now: number = Date.now()): Promi
  * RETIRED_KEY_GRACE_SECONDS, until every token it signed has expired. Keys expired for a day
  * are deleted.
  */
-export async function rotateSigningKey(ctx: WithKeys, now: number = Date.now()): Promise<SigningKey> {
+export async function rotateSigningKey(ctx: WithKeys, now: number = nowMs()): Promise<SigningKey> {
   const cache = ctx.signingKeys;
   const kid = await insertNewKey(cache);
   await cache.db

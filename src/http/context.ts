@@ -6,6 +6,7 @@ import type { CimdFetcher } from '../oauth/cimd.ts';
 import type { BearerVerifier } from '../resource/verifier.ts';
 import type { Db } from '../store/database.ts';
 import type { RedisLink } from '../store/redis.ts';
+import type { Clock } from '../store/time.ts';
 import type { Metrics } from './metrics.ts';
 import type { Throttle } from './throttle.ts';
 
@@ -18,6 +19,11 @@ export interface AppContext {
   readonly db: Db;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /**
+   * What time it is for this app: the system's, or the one a test moves. app.ts binds it to every
+   * request, so expiry and windows read it through `nowMs()` (store/time.ts).
+   */
+  readonly clock: Clock;
   /** Rate limits (sign-in, registration): one per app, shared through Redis when configured. */
   readonly throttle: Throttle;
   /** Bearer-token verification for every protected surface (resource/verifier.ts). */

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { CookieOptions } from 'hono/utils/cookie';
 import { randomToken, safeEqual, sha256 } from '../crypto/tokens.ts';
-import { isoIn, isoNow } from '../store/time.ts';
+import { isoIn, isoNow, nowMs } from '../store/time.ts';
 import type { AppContext } from './context.ts';
 
 /** Name of the login-session cookie. Its value is a random token; only its hash is stored. */
@@ -51,7 +51,7 @@ function cookieOptions(ctx: AppContext, maxAge: number): CookieOptions {
 export async function startSession(ctx: AppContext, c: Context, userId: string): Promise<Session> {
   await endSession(ctx, c);
   const token = randomToken(32);
-  const now = Date.now();
+  const now = nowMs();
   const session: Session = {
     idHash: sha256(token),
     userId,
@@ -92,7 +92,7 @@ export async function currentSession(ctx: AppContext, c: Context): Promise<Sessi
     .where('id_hash', '=', idHash)
     .executeTakeFirst();
   if (!row) return undefined;
-  const now = Date.now();
+  const now = nowMs();
   if (Date.parse(row.expires_at) <= now) {
     await ctx.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
     return undefined;

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import type { RedisLink } from '../store/redis.ts';
+import { nowMs } from '../store/time.ts';
 
 /** One counter: at most `limit` attempts within a sliding window of `windowSeconds`. */
 export interface ThrottleRule {
@@ -59,7 +60,7 @@ const MAX_KEYS = 100_000;
  * In-process sliding windows (bounded: the oldest keys are dropped past 100 000). Every method
  * runs to completion without awaiting, so check-and-count is atomic in one process.
  */
-export function createMemoryThrottle(clock: () => number = Date.now): Throttle {
+export function createMemoryThrottle(clock: () => number = nowMs): Throttle {
   const attempts = new Map<string, number[]>();
   const live = (r: ThrottleRule, now: number) =>
     (attempts.get(keyOf(r.key)) ?? []).filter((t) => t > now - r.windowSeconds * 1000);
@@ -134,7 +135,7 @@ return 0
 type ReserveCommand = (numKeys: number, ...args: Array<string | number>) => Promise<number>;
 
 /** Sliding windows in Redis sorted sets. Errors propagate: `createThrottle` adds the policy. */
-export function createRedisThrottle(redis: Redis, clock: () => number = Date.now): Throttle {
+export function createRedisThrottle(redis: Redis, clock: () => number = nowMs): Throttle {
   redis.defineCommand('lecternThrottleReserve', { lua: RESERVE_SCRIPT });
   const reserveCommand = (redis as unknown as { lecternThrottleReserve: ReserveCommand })
     .lecternThrottleReserve;

@@ -2,6 +2,7 @@ import { type Context, Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from '../http/sessions.ts';
 import { inTransaction } from '../store/database.ts';
+import { nowMs } from '../store/time.ts';
 import type { AuthorizePages } from './authorize-pages.ts';
 import {
   type AuthorizationRequest,
@@ -72,7 +73,7 @@ function mustReauthenticate(
 ): boolean {
   if (prompts.has('login') || req.maxAge === 0) return true;
   if (req.maxAge === null) return false;
-  return Math.floor((Date.now() - Date.parse(session.authTime)) / 1000) > req.maxAge;
+  return Math.floor((nowMs() - Date.parse(session.authTime)) / 1000) > req.maxAge;
 }
 
 /**

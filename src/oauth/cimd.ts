@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/database.ts';
-import { isoIn, isoNow } from '../store/time.ts';
+import { isoIn, isoNow, nowMs } from '../store/time.ts';
 import { CimdError, type CimdFetchOptions, type CimdRefusal, fetchMetadataDocument } from './cimd-fetch.ts';
 import { clientFromRow, type OAuthClient } from './client-row.ts';
 import { isHttpsRedirectUri, isLoopbackRedirectUri, MAX_REDIRECT_URI_LENGTH } from './redirect-uris.ts';
@@ -181,7 +181,7 @@ export async function fetchCimdClient(ctx: WithCimd, clientId: string): Promise<
     return undefined;
   }
   const refused = fetcher.refused.get(clientId);
-  if (refused && refused.until > Date.now()) return undefined;
+  if (refused && refused.until > nowMs()) return undefined;
   let pending = fetcher.inFlight.get(clientId);
   if (!pending) {
     pending = refresh(fetcher, url).finally(() => fetcher.inFlight.delete(clientId));
@@ -204,7 +204,7 @@ async function refresh(fetcher: CimdFetcher, url: URL): Promise<OAuthClient | un
     const reason: CimdRefusal = err instanceof CimdError ? err.reason : 'network_error';
     fetcher.logger.warn({ clientId, reason, detail: (err as Error).message }, 'CIMD document refused');
     fetcher.refused.delete(clientId);
-    fetcher.refused.set(clientId, { until: Date.now() + NEGATIVE_TTL_MS, reason });
+    fetcher.refused.set(clientId, { until: nowMs() + NEGATIVE_TTL_MS, reason });
     while (fetcher.refused.size > NEGATIVE_CACHE_MAX)
       fetcher.refused.delete(fetcher.refused.keys().next().value!);
     return undefined;
@@ -257,7 +257,7 @@ export const CIMD_PRUNE_AFTER_SECONDS = 7 * 86_400;
 export async function pruneStale(
   ctx: { readonly db: Db },
   state: { prunedAt: number },
-  now = Date.now(),
+  now = nowMs(),
 ): Promise<void> {
   if (now - state.prunedAt < 600_000) return;
   state.prunedAt = now;

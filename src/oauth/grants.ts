@@ -1,6 +1,6 @@
 import { newId } from '../crypto/ids.ts';
 import type { Db, Tx } from '../store/database.ts';
-import { isoNow } from '../store/time.ts';
+import { isoNow, nowMs } from '../store/time.ts';
 import type { Audience } from './scopes.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 import type { OAuthGrantsTable } from './tables.ts';
@@ -75,7 +75,7 @@ export async function findRememberedGrant(
   db: Db | Tx,
   query: { clientId: string; userId: string; schoolId: string; scopes: readonly string[]; resource: string },
 ): Promise<Grant | undefined> {
-  const since = isoNow(Date.now() - GRANT_REMEMBER_SECONDS * 1000);
+  const since = isoNow(nowMs() - GRANT_REMEMBER_SECONDS * 1000);
   const rows = await db
     .selectFrom('oauth_grants')
     .selectAll()

@@ -1,6 +1,6 @@
 import { purgePasswordResets } from '../domain/school/password-resets.ts';
 import type { Db } from '../store/database.ts';
-import { isoIn } from '../store/time.ts';
+import { isoIn, nowMs } from '../store/time.ts';
 
 /**
  * Rows stay this long past their expiry before they are deleted: an expired code or a rotated
@@ -21,7 +21,7 @@ export interface PurgeResult {
  * Deletes authorization codes, access and refresh tokens, login sessions and password-reset links
  * long expired.
  */
-export async function purgeExpired(db: Db, now: number = Date.now()): Promise<PurgeResult> {
+export async function purgeExpired(db: Db, now: number = nowMs()): Promise<PurgeResult> {
   const cutoff = isoIn(-PURGE_GRACE_SECONDS, now);
   const codes = await db.deleteFrom('oauth_codes').where('expires_at', '<', cutoff).executeTakeFirst();
   const tokens = await db.deleteFrom('oauth_tokens').where('expires_at', '<', cutoff).executeTakeFirst();

@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import { getSigningKey, ID_TOKEN_LIFETIME_SECONDS } from '../crypto/signing-keys.ts';
 import type { AppContext } from '../http/context.ts';
+import { nowMs } from '../store/time.ts';
 import { identityClaims } from './claims.ts';
 
 /** What an id_token is issued for: one authorization_code exchange that granted `openid`. */
@@ -24,7 +25,7 @@ export interface IdTokenInput {
 export async function signIdToken(
   ctx: AppContext,
   input: IdTokenInput,
-  now: number = Date.now(),
+  now: number = nowMs(),
 ): Promise<string> {
   const key = await getSigningKey(ctx);
   const claims = await identityClaims(ctx, input.userId, input.schoolId, input.scopes, input.roles);

@@ -10,7 +10,7 @@ import { randomToken, sha256 } from '../crypto/tokens.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext } from '../http/context.ts';
-import { isoNow } from '../store/time.ts';
+import { isoNow, nowMs } from '../store/time.ts';
 import { clientFromRow } from './client-row.ts';
 import { redirectUriMatches } from './clients.ts';
 import { isHttpsRedirectUri, isLoopbackRedirectUri, MAX_REDIRECT_URI_LENGTH } from './redirect-uris.ts';
@@ -121,7 +121,7 @@ interface Registered {
 /** Rule 1: every redirect URI is loopback → open registration, a new client (RFC 8252 §8.4). */
 async function registerLoopback(ctx: AppContext, req: RegistrationRequest): Promise<Registered> {
   const authMethod = authMethodOf(req);
-  const now = Date.now();
+  const now = nowMs();
   const id = newId('lc', now);
   const secret = authMethod === 'none' ? undefined : randomToken(32);
   const metadata = {

@@ -3,6 +3,7 @@ import { safeEqual } from '../crypto/tokens.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext } from '../http/context.ts';
 import { inTransaction } from '../store/database.ts';
+import { nowMs } from '../store/time.ts';
 import type { OAuthClient } from './clients.ts';
 import { findCode, markCodeUsed } from './codes.ts';
 import type { FormParams } from './form-body.ts';
@@ -55,7 +56,7 @@ export async function exchangeAuthorizationCode(
   if (stored.clientId !== client.id) {
     throw new OAuthError('invalid_grant', 'The authorization code was issued to another client.');
   }
-  if (Date.parse(stored.expiresAt) <= Date.now()) {
+  if (Date.parse(stored.expiresAt) <= nowMs()) {
     throw new OAuthError('invalid_grant', 'The authorization code has expired.');
   }
   if (redirectUri !== stored.redirectUri) {

@@ -1,6 +1,7 @@
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext } from '../http/context.ts';
 import { inTransaction } from '../store/database.ts';
+import { nowMs } from '../store/time.ts';
 import type { OAuthClient } from './clients.ts';
 import type { FormParams } from './form-body.ts';
 import { assertGrantUsable } from './grant-checks.ts';
@@ -35,7 +36,7 @@ export async function refreshTokens(
   if (stored.revokedAt || stored.grantRevokedAt) {
     throw new OAuthError('invalid_grant', 'The refresh token has been revoked.');
   }
-  if (Date.parse(stored.expiresAt) <= Date.now()) {
+  if (Date.parse(stored.expiresAt) <= nowMs()) {
     throw new OAuthError('invalid_grant', 'The refresh token has expired.');
   }
   // RFC 6749 §6: the scope may narrow, never widen.

@@ -1,6 +1,6 @@
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import type { Db, Tx } from '../store/database.ts';
-import { isoIn, isoNow } from '../store/time.ts';
+import { isoIn, isoNow, nowMs } from '../store/time.ts';
 import type { Grant } from './grants.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 
@@ -49,7 +49,7 @@ export async function issueTokens(
 ): Promise<IssuedTokens> {
   const accessToken = randomToken(32);
   const refreshToken = randomToken(32);
-  const now = Date.now();
+  const now = nowMs();
   const common = {
     grant_id: grant.id,
     client_id: grant.clientId,
@@ -111,7 +111,7 @@ export async function findToken(db: Db | Tx, token: string): Promise<StoredToken
 }
 
 /** True while a token is usable: unexpired, unrevoked, grant unrevoked, not rotated out. */
-export function isTokenActive(token: StoredToken, now: number = Date.now()): boolean {
+export function isTokenActive(token: StoredToken, now: number = nowMs()): boolean {
   return (
     token.revokedAt === null &&
     token.grantRevokedAt === null &&

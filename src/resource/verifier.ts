@@ -4,6 +4,7 @@ import { sha256 } from '../crypto/tokens.ts';
 import { parseRoles } from '../domain/school/roles.ts';
 import { type Audience, parseScopes } from '../oauth/scopes.ts';
 import { changeWatermark, type Db } from '../store/database.ts';
+import { nowMs } from '../store/time.ts';
 import type { Principal } from './principal.ts';
 
 /** Why a bearer token was not accepted (RFC 6750 §3.1). */
@@ -115,7 +116,7 @@ class PrincipalCache {
  */
 export function createBearerVerifier(
   ctx: { readonly db: Db; readonly config: Pick<Config, 'baseUrl'> },
-  clock: () => number = Date.now,
+  clock: () => number = nowMs,
 ): BearerVerifier {
   const resource = ctx.config.baseUrl;
   // Built and compiled once: the query builder's cost would otherwise be paid on every request.

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { type AccountFixture, gql, seedAccountFixture } from './fixtures.ts';
+import { type AccountFixture, seedAccountFixture } from '../support/world-account.ts';
+import { gql } from './graphql.ts';
 
 const RM = 'resource_metadata="http://lectern.test/.well-known/oauth-protected-resource"';
 const QUERY = '{ viewer { id } }';

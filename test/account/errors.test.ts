@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { type AccountFixture, gql, seedAccountFixture } from './fixtures.ts';
+import { type AccountFixture, seedAccountFixture } from '../support/world-account.ts';
+import { gql } from './graphql.ts';
 
 describe('Account API request errors: coded GraphQL errors, never a 500', () => {
   let t: TestApp;

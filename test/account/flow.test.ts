@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
+import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { obtainTokens } from '../support/oauth-flow.ts';
-import { gql } from './fixtures.ts';
+import { createWorld, type World } from '../support/world.ts';
+import { gql } from './graphql.ts';
 
 const SPEC_QUERY = `{
   viewer {
@@ -23,9 +23,10 @@ const SPEC_QUERY = `{
 
 describe('the spec §2.5 query with a token from the real authorization flow (demo member app, demo student)', () => {
   let t: TestApp;
+  let world: World;
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    world = await createWorld(t);
   });
   after(() => t.close());
 
@@ -44,13 +45,8 @@ describe('the spec §2.5 query with a token from the real authorization flow (de
     assert.equal(res.body.errors, undefined);
 
     const db = t.runtime.db;
-    const demo = await findSchoolBySubdomain(db, 'demo');
-    assert.ok(demo);
-    const student = await db
-      .selectFrom('users')
-      .selectAll()
-      .where('email', '=', 'student@example.com')
-      .executeTakeFirstOrThrow();
+    const demo = { id: world.demo.schoolId };
+    const student = { id: world.demo.studentId, email: 'student@example.com' };
     const rows = await db
       .selectFrom('enrollments')
       .innerJoin('courses', 'courses.id', 'enrollments.course_id')

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getIntrospectionQuery } from 'graphql';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { type AccountFixture, gql, seedAccountFixture } from './fixtures.ts';
+import { type AccountFixture, seedAccountFixture } from '../support/world-account.ts';
+import { gql } from './graphql.ts';
 
 const NO_TOKEN =
   'Bearer resource_metadata="http://lectern.test/.well-known/oauth-protected-resource", error="invalid_token", error_description="No access token was presented.", scope="openid account:read"';

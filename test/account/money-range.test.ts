@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { recordOrder } from '../../src/domain/commerce/orders.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { ENGINE } from '../support/database.ts';
-import { type AccountFixture, gql, seedAccountFixture } from './fixtures.ts';
+import { type AccountFixture, seedAccountFixture } from '../support/world-account.ts';
+import { gql } from './graphql.ts';
 
 // A price operators may set (the admin API takes up to 100000000000 minor units) but GraphQL's
 // 32-bit Int cannot carry.

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encodeCursor } from '../../src/domain/kernel/pagination.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { type AccountFixture, gql, seedAccountFixture } from './fixtures.ts';
+import { type AccountFixture, seedAccountFixture } from '../support/world-account.ts';
+import { gql } from './graphql.ts';
 
 const SPEC_QUERY = `{
   viewer {

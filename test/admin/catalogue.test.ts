@@ -11,8 +11,9 @@ import { locationTemplate } from '../../src/admin/rest.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
-import { PNG, seedWorld, type World } from './world.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { PNG, type Resources, seedResources } from '../support/world-resources.ts';
+import { api } from './api.ts';
 
 type Call = ReturnType<typeof api>;
 interface Recipe {
@@ -24,7 +25,7 @@ let n = 0;
 const uniq = () => `${Date.now().toString(36)}${++n}`;
 
 /** A valid request for every operation (creates use fresh values; deletes run last). */
-const RECIPES: Record<string, (w: World, call: Call) => Promise<Recipe> | Recipe> = {
+const RECIPES: Record<string, (w: Resources, call: Call) => Promise<Recipe> | Recipe> = {
   'courses.list': () => ({ query: { status: 'published', limit: '5' } }),
   'courses.get': () => ({}),
   'courses.create': () => ({
@@ -163,7 +164,7 @@ const ordered = [
   ...LAST.map((name) => adminOperations.find((op) => op.name === name)!),
 ];
 
-function pathOf(op: AdminOperation, w: World): string {
+function pathOf(op: AdminOperation, w: Resources): string {
   return op.path.replace(/\{(\w+)\}/g, (_, p: string) => {
     assert.ok(w[p], `the world has a ${p}`);
     return w[p];
@@ -178,8 +179,8 @@ describe('every catalogue operation', () => {
   let t: TestApp;
   let s: SchoolFixture;
   let other: SchoolFixture;
-  let w: World;
-  let otherWorld: World;
+  let w: Resources;
+  let otherWorld: Resources;
   let memberToken: string;
   let studentOperatorToken: string;
   let otherToken: string;
@@ -187,8 +188,8 @@ describe('every catalogue operation', () => {
     t = await createTestApp();
     s = await schoolFixture(t, 'Main');
     other = await schoolFixture(t, 'Other');
-    w = await seedWorld(t, s, 'main');
-    otherWorld = await seedWorld(t, other, 'other');
+    w = await seedResources(t, s, 'main');
+    otherWorld = await seedResources(t, other, 'other');
     memberToken = await s.token(OPERATOR_SCOPES, 'member');
     studentOperatorToken = await s.token(OPERATOR_SCOPES, 'operator', w.studentUserId);
     otherToken = await other.token();

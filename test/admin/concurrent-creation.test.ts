@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { ENGINE } from '../support/database.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { api } from './api.ts';
 
 type Reply = Awaited<ReturnType<ReturnType<typeof api>>>;
 

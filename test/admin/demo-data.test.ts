@@ -5,13 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminOperations } from '../../src/admin/catalogue.ts';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
-import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { issueTestToken } from '../support/tokens.ts';
-import { api } from './fixtures.ts';
+import { createWorld } from '../support/world.ts';
+import { api } from './api.ts';
 
 describe('admin API on the demo data', () => {
   let t: TestApp;
@@ -20,16 +17,8 @@ describe('admin API on the demo data', () => {
   });
   after(() => t.close());
   it('every argument-free read of the demo school matches its schema', async () => {
-    await seedDemoData(t.runtime.db);
-    const demo = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!;
-    const owner = (await findUserByEmail(t.runtime.db, 'owner@example.com'))!;
-    const { token } = await issueTestToken(t, {
-      userId: owner.id,
-      schoolId: demo.id,
-      audience: 'operator',
-      scopes: OPERATOR_SCOPES,
-    });
-    const call = api(t, token);
+    const { demo } = await createWorld(t);
+    const call = api(t, await demo.token(OPERATOR_SCOPES));
     for (const op of adminOperations.filter((o) => o.method === 'GET' && !o.input.params && !o.binary)) {
       const r = await call('GET', `${op.path}?${op.name.startsWith('analytics') ? '' : 'limit=100'}`);
       assert.equal(r.status, 200, op.name);

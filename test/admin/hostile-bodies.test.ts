@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
-import { PNG } from './world.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { PNG } from '../support/world-resources.ts';
+import { api } from './api.ts';
 
 describe('admin API: hostile request bodies', () => {
   let t: TestApp;

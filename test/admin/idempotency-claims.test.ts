@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { ENGINE } from '../support/database.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { api } from './api.ts';
 
 describe('admin API: Idempotency-Key claims', () => {
   let t: TestApp;
@@ -106,22 +107,17 @@ describe('admin API: Idempotency-Key claims', () => {
     const done = await call('POST', '/api/v1/courses', body, headers);
     assert.equal(done.status, 201);
     // What the previous release left after a crash: the claim committed, the object never made.
+    // No release of this one writes such a row, so it stays a direct write; its age is the clock's.
     assert.equal((await call('DELETE', `/api/v1/courses/${done.body.id}`)).status, 204);
-    const legacy = (minutesAgo: number) =>
-      t.runtime.db
-        .updateTable('idempotency_keys')
-        .set({
-          response_status: 0,
-          response_body: '',
-          created_at: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
-        })
-        .where('key', '=', 'legacy')
-        .execute();
-    await legacy(1);
-    const young = await call('POST', '/api/v1/courses', body, headers);
+    await t.runtime.db
+      .updateTable('idempotency_keys')
+      .set({ response_status: 0, response_body: '' })
+      .where('key', '=', 'legacy')
+      .execute();
+    const young = await t.clock.travel(60_000, () => call('POST', '/api/v1/courses', body, headers));
     assert.equal(young.status, 409);
     assert.equal(young.body.code, 'idempotency_key_in_progress');
-    await legacy(6);
+    t.clock.advance(6 * 60_000);
     const taken = await call('POST', '/api/v1/courses', body, headers);
     assert.equal(taken.status, 201);
     assert.equal(taken.headers.get('idempotent-replayed'), null);

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { recordOrder } from '../../src/domain/commerce/orders.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { ENGINE } from '../support/database.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { api } from './api.ts';
 
 // One past PostgreSQL's 32-bit `integer`: where the attack run got a 500 on PostgreSQL.
 const BIG = 2_147_483_648;

@@ -16,7 +16,7 @@ import { Browser, formFields, signIn } from '../support/oauth-flow.ts';
 import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { issueTestToken } from '../support/tokens.ts';
 import { locationOf } from '../web/pages-support.ts';
-import { api } from './fixtures.ts';
+import { api } from './api.ts';
 
 const LINK = /^http:\/\/lectern\.test\/invitations\/([A-Za-z0-9_-]{43})$/;
 const tokenOf = (link: string) => LINK.exec(link)?.[1] ?? assert.fail(`not an invitation link: ${link}`);

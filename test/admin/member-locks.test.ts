@@ -15,7 +15,7 @@ import { Browser, signIn } from '../support/oauth-flow.ts';
 import { type OwnRedis, REDIS_SERVER_AVAILABLE, startOwnRedis } from '../support/redis-server.ts';
 import { issueTestToken } from '../support/tokens.ts';
 import { locationOf, signedIn, submit } from '../web/pages-support.ts';
-import { api } from './fixtures.ts';
+import { api } from './api.ts';
 
 type Call = ReturnType<typeof api>;
 

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { addRoles } from '../../src/domain/school/memberships.ts';
 import { createUser } from '../../src/domain/school/users.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { api } from './api.ts';
 
 describe('admin API: members', () => {
   let t: TestApp;

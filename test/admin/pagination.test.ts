@@ -9,25 +9,26 @@ import { adminOperations } from '../../src/admin/catalogue.ts';
 import { pageItems } from '../../src/admin/schemas.ts';
 import { encodeCursor } from '../../src/domain/kernel/pagination.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { api, schoolFixture } from './fixtures.ts';
-import { seedWorld, type World } from './world.ts';
+import { schoolFixture } from '../support/world.ts';
+import { type Resources, seedResources } from '../support/world-resources.ts';
+import { api } from './api.ts';
 
 const lists = adminOperations.filter((op) => op.output && pageItems.has(op.output));
 
 describe('every list operation paginates', () => {
   let t: TestApp;
-  let w: World;
+  let w: Resources;
   let call: ReturnType<typeof api>;
-  let other: World;
+  let other: Resources;
   let callOther: ReturnType<typeof api>;
   before(async () => {
     t = await createTestApp();
     const s = await schoolFixture(t);
-    w = await seedWorld(t, s, 'a');
-    await seedWorld(t, s, 'b');
+    w = await seedResources(t, s, 'a');
+    await seedResources(t, s, 'b');
     call = api(t, await s.token());
     const o = await schoolFixture(t, 'Other School');
-    other = await seedWorld(t, o, 'o');
+    other = await seedResources(t, o, 'o');
     callOther = api(t, await o.token());
   });
   after(() => t.close());

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { api } from './api.ts';
 
 describe('admin API protocol (courses)', () => {
   let t: TestApp;
@@ -207,12 +208,10 @@ describe('admin API protocol (courses)', () => {
       (await call('POST', '/api/v1/courses', { slug: 'old-1', title: 'Old' }, headers)).status,
       201,
     );
-    await t.runtime.db
-      .updateTable('idempotency_keys')
-      .set({ created_at: new Date(Date.now() - 25 * 3600_000).toISOString() })
-      .where('key', '=', 'old-key')
-      .execute();
-    const fresh = await call('POST', '/api/v1/courses', { slug: 'old-2', title: 'New' }, headers);
+    // A day and an hour later (with a token of that time: the first one has expired by then).
+    const fresh = await t.clock.travel(25 * 3600_000, async () =>
+      api(t, await s.token())('POST', '/api/v1/courses', { slug: 'old-2', title: 'New' }, headers),
+    );
     assert.equal(fresh.status, 201);
     assert.equal(fresh.headers.get('idempotent-replayed'), null);
   });

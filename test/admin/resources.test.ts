@@ -1,19 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { api, type SchoolFixture, schoolFixture } from './fixtures.ts';
-import { PNG, seedWorld, type World } from './world.ts';
+import { type SchoolFixture, schoolFixture } from '../support/world.ts';
+import { PNG, type Resources, seedResources } from '../support/world-resources.ts';
+import { api } from './api.ts';
 
 describe('admin API: resource rules', () => {
   let t: TestApp;
   let s: SchoolFixture;
-  let w: World;
+  let w: Resources;
   let token: string;
   let call: ReturnType<typeof api>;
   before(async () => {
     t = await createTestApp({ UPLOAD_LIMIT_BYTES: '4096' });
     s = await schoolFixture(t);
-    w = await seedWorld(t, s);
+    w = await seedResources(t, s);
     token = await s.token();
     call = api(t, token);
   });

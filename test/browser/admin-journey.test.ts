@@ -11,10 +11,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
+import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { createWorld } from '../support/world.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = 'test-artifacts/screenshots';
@@ -73,8 +73,7 @@ describe('admin area and account page in Chromium', { skip }, () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     t = await createTestApp({ BASE_URL: base });
-    await seedDemoData(t.runtime.db);
-    demo = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
+    demo = (await createWorld(t)).demo.schoolId;
     server = await listen(t.app, '127.0.0.1', port);
     assert.equal(server.url, base);
     // The member app's loopback redirect target: a tiny page, as a CLI tool would serve.

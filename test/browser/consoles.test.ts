@@ -10,9 +10,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { createWorld } from '../support/world.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = 'test-artifacts/screenshots';
@@ -62,7 +62,7 @@ describe('the consoles sign in (Chromium)', { skip }, () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     t = await createTestApp({ BASE_URL: base });
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
     server = await listen(t.app, '127.0.0.1', port);
     browser = await chromium.launch({
       executablePath: CHROMIUM,

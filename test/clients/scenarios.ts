@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { CustomFetch } from 'openid-client';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { registerLoopbackClient } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 import { CIMD_HOST, type CimdSite, startCimdSite } from './cimd-server.ts';
 
 /** One kind of client of product.md §3, as a real client library would be configured. */
@@ -40,7 +40,7 @@ export async function createClientWorld(): Promise<ClientWorld> {
     await site.close();
     throw err;
   }
-  await seedDemoData(t.runtime.db);
+  await createWorld(t);
   try {
     const publicLoopback = await registerLoopbackClient(t, { name: 'Public CLI' });
     const confidential = await registerLoopbackClient(t, {

@@ -11,7 +11,8 @@ import {
   updateCourse,
 } from '../../src/domain/catalog/courses.ts';
 import { createLecturer } from '../../src/domain/catalog/lecturers.ts';
-import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
+import { createDomainFixture, type DomainFixture } from '../support/world-domain.ts';
+import { problemOf } from './problem-of.ts';
 
 describe('courses repository contract', () => {
   let f: DomainFixture;

@@ -13,7 +13,8 @@ import {
   updateLecture,
   updateSection,
 } from '../../src/domain/catalog/curriculum.ts';
-import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
+import { createDomainFixture, type DomainFixture } from '../support/world-domain.ts';
+import { problemOf } from './problem-of.ts';
 
 describe('curriculum repository contract', () => {
   let f: DomainFixture;

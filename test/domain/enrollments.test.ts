@@ -16,7 +16,8 @@ import {
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { createUser } from '../../src/domain/school/users.ts';
 import { isoIn } from '../../src/store/time.ts';
-import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
+import { createDomainFixture, type DomainFixture } from '../support/world-domain.ts';
+import { problemOf } from './problem-of.ts';
 
 describe('enrollments and progress repository contract', () => {
   let f: DomainFixture;

@@ -10,7 +10,8 @@ import {
   listLecturers,
   updateLecturer,
 } from '../../src/domain/catalog/lecturers.ts';
-import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
+import { createDomainFixture, type DomainFixture } from '../support/world-domain.ts';
+import { problemOf } from './problem-of.ts';
 
 describe('lecturers repository contract', () => {
   let f: DomainFixture;

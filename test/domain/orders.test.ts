@@ -8,7 +8,8 @@ import {
   listOrders,
   recordOrder,
 } from '../../src/domain/commerce/orders.ts';
-import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
+import { createDomainFixture, type DomainFixture } from '../support/world-domain.ts';
+import { problemOf } from './problem-of.ts';
 
 describe('orders repository contract', () => {
   let f: DomainFixture;

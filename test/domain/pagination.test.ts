@@ -9,7 +9,8 @@ import {
   type Page,
   paginate,
 } from '../../src/domain/kernel/pagination.ts';
-import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
+import { createDomainFixture, type DomainFixture } from '../support/world-domain.ts';
+import { problemOf } from './problem-of.ts';
 
 describe('cursor pagination over time-sortable ids', () => {
   let f: DomainFixture;

@@ -17,7 +17,8 @@ import {
   listSubscriptions,
 } from '../../src/domain/commerce/subscriptions.ts';
 import { isoIn } from '../../src/store/time.ts';
-import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
+import { createDomainFixture, type DomainFixture } from '../support/world-domain.ts';
+import { problemOf } from './problem-of.ts';
 
 describe('membership plans and subscriptions repository contract', () => {
   let f: DomainFixture;

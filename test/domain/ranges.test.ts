@@ -7,7 +7,8 @@ import { createMembershipPlan } from '../../src/domain/commerce/membership-plans
 import { recordOrder } from '../../src/domain/commerce/orders.ts';
 import { MAX_AMOUNT, MAX_COUNT } from '../../src/domain/kernel/checks.ts';
 import { ENGINE } from '../support/database.ts';
-import { createDomainFixture, type DomainFixture, problemOf } from './fixtures.ts';
+import { createDomainFixture, type DomainFixture } from '../support/world-domain.ts';
+import { problemOf } from './problem-of.ts';
 
 const tooBig = (field: string, max: number) => ({
   status: 422,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { connectClient, type LiveApp, seedSchool, startLiveApp } from './harness.ts';
+import { seedSchool } from '../support/world-mcp.ts';
+import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 /**
  * An anonymous agent goes from `tools/list` to a course outline without guessing (issue #11):

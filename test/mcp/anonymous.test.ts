@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { encodeCursor } from '../../src/domain/kernel/pagination.ts';
-import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
+import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 const PUBLIC_TOOLS = [
   'get_course_outline',

@@ -12,7 +12,7 @@ import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { ENGINE } from '../support/database.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { seedSchool } from './harness.ts';
+import { seedSchool } from '../support/world-mcp.ts';
 
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, server scenarios)

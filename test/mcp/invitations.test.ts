@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { addRoles } from '../../src/domain/school/memberships.ts';
 import { createUser, findUserByEmail } from '../../src/domain/school/users.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
+import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 describe('MCP operator tools: invitations', () => {
   let live: LiveApp;

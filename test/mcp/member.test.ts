@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InsufficientScopeError } from '@modelcontextprotocol/client';
 import { issueTestToken } from '../support/tokens.ts';
-import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
+import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 const PUBLIC_TOOLS = [
   'get_course_outline',

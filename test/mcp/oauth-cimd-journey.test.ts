@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { Browser } from '../support/oauth-flow.ts';
 import { writeTestCertificate } from '../support/tls.ts';
+import { createWorld } from '../support/world.ts';
 import { type LiveApp, startLiveApp } from './harness.ts';
 import { askedScopes, BrowserPlayingProvider, callWithAuth } from './oauth-agent.ts';
 
@@ -58,7 +58,7 @@ describe('an agent identified by a Client ID Metadata Document', () => {
         },
       },
     );
-    await seedDemoData(live.t.runtime.db);
+    await createWorld(live.t);
   });
 
   after(async () => {

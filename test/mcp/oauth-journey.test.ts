@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { Browser } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 import { type LiveApp, startLiveApp } from './harness.ts';
 import { askedScopes, BrowserPlayingProvider, callWithAuth, type Text } from './oauth-agent.ts';
 
@@ -14,7 +15,7 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
   let loggingFetch: typeof fetch;
   before(async () => {
     live = await startLiveApp();
-    await seedDemoData(live.t.runtime.db);
+    await createWorld(live.t);
     requests = [];
     loggingFetch = async (input, init) => {
       const res = await fetch(input, init);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ENGINE } from '../support/database.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
+import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 type Text = Array<{ type: string; text: string }>;
 const BIG = 2_147_483_648;

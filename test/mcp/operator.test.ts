@@ -4,7 +4,9 @@ import { InsufficientScopeError } from '@modelcontextprotocol/client';
 import { adminOperations } from '../../src/admin/catalogue.ts';
 import { hasScope, MCP_CHALLENGE_SCOPES, OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { connectClient, type LiveApp, postMcp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
+import { createWorld } from '../support/world.ts';
+import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { connectClient, type LiveApp, postMcp, startLiveApp } from './harness.ts';
 
 const PUBLIC_TOOLS = [
   'get_course_outline',
@@ -61,21 +63,10 @@ describe('MCP operator tools, one per admin operation', () => {
   }
 
   it('every read-only tool that needs no argument answers on the demo school with structured content matching its schema', async () => {
-    const { seedDemoData } = await import('../../src/domain/demo/demo-seed.ts');
-    const { findSchoolBySubdomain } = await import('../../src/domain/school/schools.ts');
-    const { findUserByEmail } = await import('../../src/domain/school/users.ts');
     const demoLive = await startLiveApp();
     try {
-      await seedDemoData(demoLive.t.runtime.db);
-      const demo = await findSchoolBySubdomain(demoLive.t.runtime.db, 'demo');
-      const owner = await findUserByEmail(demoLive.t.runtime.db, 'owner@example.com');
-      assert.ok(demo && owner);
-      const { token } = await issueTestToken(demoLive.t, {
-        userId: owner.id,
-        schoolId: demo.id,
-        audience: 'operator',
-        scopes: [...OPERATOR_SCOPES],
-      });
+      const { demo } = await createWorld(demoLive.t);
+      const token = await demo.token([...OPERATOR_SCOPES]);
       const { client } = await connectClient(demoLive, { token });
       const { tools } = await client.listTools();
       const readOnly = tools.filter(

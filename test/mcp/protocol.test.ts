@@ -3,15 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import {
-  connectClient,
-  type LiveApp,
-  postMcp,
-  readJsonRpc,
-  type Seeded,
-  seedSchool,
-  startLiveApp,
-} from './harness.ts';
+import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { connectClient, type LiveApp, postMcp, readJsonRpc, startLiveApp } from './harness.ts';
 
 const callMyCourses = {
   jsonrpc: '2.0',

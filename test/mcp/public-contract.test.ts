@@ -7,7 +7,8 @@ import { createSchool } from '../../src/domain/school/schools.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { connectClient, type LiveApp, type Seeded, seedSchool, startLiveApp } from './harness.ts';
+import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 /**
  * The public tools keep the contract their schemas advertise, for each caller (issue #11): what

@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import { formatScopes, MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { Browser } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 import { type LiveApp, startLiveApp } from './harness.ts';
 import { BrowserPlayingProvider } from './oauth-agent.ts';
 import { type McpSdk, V1, V2 } from './sdk-clients.ts';
@@ -36,7 +37,7 @@ describe('MCP sign-in journeys: both SDK generations, up front or on a 401, oper
   let live: LiveApp;
   before(async () => {
     live = await startLiveApp();
-    await seedDemoData(live.t.runtime.db);
+    await createWorld(live.t);
   });
   after(() => live.close());
 

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
-import { findSchoolBySubdomain, setBetaFeature } from '../../src/domain/school/schools.ts';
-import { findUserByEmail } from '../../src/domain/school/users.ts';
+import { setBetaFeature } from '../../src/domain/school/schools.ts';
 import { formatScopes, MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import {
@@ -16,22 +14,24 @@ import {
   registerLoopbackClient,
   signIn,
 } from '../support/oauth-flow.ts';
+import { createWorld, type World } from '../support/world.ts';
 
 const B = TEST_BASE_URL;
 
 describe('GET/POST /oauth/authorize', () => {
   let t: TestApp;
   let loopback: string;
+  let world: World;
   let demoSchool: string;
   let otherSchool: string;
   let owner: Browser;
 
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    world = await createWorld(t);
     loopback = (await registerLoopbackClient(t, { redirectUris: ['http://127.0.0.1/callback'] })).client_id;
-    demoSchool = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
-    otherSchool = (await findSchoolBySubdomain(t.runtime.db, 'other'))!.id;
+    demoSchool = world.demo.schoolId;
+    otherSchool = world.other.schoolId;
     owner = new Browser(t);
     assert.equal((await signIn(owner, 'owner@example.com')).status, 303);
   });
@@ -316,7 +316,7 @@ describe('GET/POST /oauth/authorize', () => {
     });
 
     it('the school picker lists every eligible school; the chosen one is the grant school', async () => {
-      const userId = (await findUserByEmail(t.runtime.db, 'lecturer@example.com'))!.id;
+      const userId = world.demo.lecturerId;
       await addRoles(t.runtime.db, demoSchool, userId, ['admin']);
       await addRoles(t.runtime.db, otherSchool, userId, ['owner']);
       const browser = new Browser(t);
@@ -525,13 +525,8 @@ describe('GET/POST /oauth/authorize', () => {
       const browser = new Browser(t);
       await signIn(browser, 'owner@example.com');
       assert.equal((await browser.request(authorizeUrl({ max_age: '3600', prompt: 'consent' }))).status, 200);
-      const { sha256 } = await import('../../src/crypto/tokens.ts');
-      await t.runtime.db
-        .updateTable('sessions')
-        .set({ auth_time: new Date(Date.now() - 7200_000).toISOString() })
-        .where('id_hash', '=', sha256(browser.cookies.get('lectern_session')!))
-        .execute();
-      const old = await browser.request(authorizeUrl({ max_age: '3600' }));
+      // Two hours later the sign-in is older than max_age.
+      const old = await t.clock.travel(7200_000, () => browser.request(authorizeUrl({ max_age: '3600' })));
       assert.equal(old.status, 302);
       assert.match(old.headers.get('location')!, /^\/login\?return_to=.*&prompt=login$/);
       const zero = await browser.request(authorizeUrl({ max_age: '0' }));

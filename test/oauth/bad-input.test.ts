@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { Browser, registerLoopbackClient, signIn } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 /** Never a 5xx on bad input: a deterministic sweep of odd values over every flow endpoint. */
 describe('bad input across the flow endpoints', () => {
@@ -12,7 +12,7 @@ describe('bad input across the flow endpoints', () => {
   let browser: Browser;
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
     client = (await registerLoopbackClient(t)).client_id;
     browser = new Browser(t);
     await signIn(browser, 'owner@example.com');

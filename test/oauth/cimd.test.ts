@@ -19,13 +19,16 @@ import { createSchool } from '../../src/domain/school/schools.ts';
 import { createUser } from '../../src/domain/school/users.ts';
 import { CIMD_PRUNE_AFTER_SECONDS, checkCimdUrl, lastCimdRefusal, pruneStale } from '../../src/oauth/cimd.ts';
 import {
+  CIMD_MAX_TTL_SECONDS,
   CIMD_TIMEOUT_MS,
   CimdError,
   cacheSeconds,
   fetchMetadataDocument,
 } from '../../src/oauth/cimd-fetch.ts';
 import { redirectUriMatches, resolveClient } from '../../src/oauth/clients.ts';
+import { createGrant } from '../../src/oauth/grants.ts';
 import { isPublicAddress } from '../../src/oauth/ssrf.ts';
+import { isoNow } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { authorizeInBrowser, Browser, pkcePair } from '../support/oauth-flow.ts';
 import { writeTestCertificate } from '../support/tls.ts';
@@ -140,13 +143,12 @@ describe('Client ID Metadata Documents', () => {
       const path = '/refetch.json';
       const url = serveJson(path, validDoc(path));
       assert.ok(await resolveClient(t.runtime, url));
-      await t.runtime.db
-        .updateTable('oauth_clients')
-        .set({ reviewed: 1, metadata_expires_at: new Date(Date.now() - 1000).toISOString() })
-        .where('id', '=', url)
-        .execute();
+      // No endpoint marks a metadata-document client reviewed: that flag stays a direct write.
+      await t.runtime.db.updateTable('oauth_clients').set({ reviewed: 1 }).where('id', '=', url).execute();
       serveJson(path, validDoc(path, { client_name: 'Renamed Agent' }));
-      const again = await resolveClient(t.runtime, url);
+      const again = await t.clock.travel((CIMD_MAX_TTL_SECONDS + 1) * 1000, () =>
+        resolveClient(t.runtime, url),
+      );
       assert.equal(hits.get(path), 2);
       assert.equal(again?.name, 'Renamed Agent');
       assert.equal(again?.reviewed, true);
@@ -167,75 +169,43 @@ describe('Client ID Metadata Documents', () => {
     });
 
     it('prunes unreviewed documents no grant uses, long after their cache time', async () => {
-      const stale = new Date(Date.now() - (CIMD_PRUNE_AFTER_SECONDS + 3600) * 1000).toISOString();
-      const recent = new Date(Date.now() - 3600 * 1000).toISOString();
-      const row = (id: string, reviewed: number, expires: string) => ({
-        id,
-        kind: 'cimd' as const,
-        name: id,
-        school_id: null,
-        token_endpoint_auth_method: 'none' as const,
-        secret_hash: null,
-        redirect_uris: '[]',
-        allowed_scopes: null,
-        application_type: 'web' as const,
-        metadata: '{}',
-        reviewed,
-        metadata_fetched_at: expires,
-        metadata_expires_at: expires,
-        created_by_user_id: null,
-        secret_rotated_at: null,
-        created_at: expires,
-        updated_at: expires,
-      });
+      // Each document is fetched at the instant that makes its cache time (60 s) end that long ago.
+      const fetchedAgo = async (name: string, seconds: number) => {
+        const url = serveJson(`/${name}.json`, validDoc(`/${name}.json`), { 'Cache-Control': 'max-age=60' });
+        const client = await t.clock.travel(-(seconds + 60) * 1000, () => resolveClient(t.runtime, url));
+        assert.equal(client?.id, url);
+        return url;
+      };
+      const stale = CIMD_PRUNE_AFTER_SECONDS + 3600;
+      const gone = await fetchedAgo('gone', stale);
+      const reviewed = await fetchedAgo('reviewed', stale);
+      const granted = await fetchedAgo('granted', stale);
+      const recent = await fetchedAgo('recent', 3600);
       const db = t.runtime.db;
-      await db
-        .insertInto('oauth_clients')
-        .values([
-          row('https://gone.example/c.json', 0, stale),
-          row('https://reviewed.example/c.json', 1, stale),
-          row('https://granted.example/c.json', 0, stale),
-          row('https://recent.example/c.json', 0, recent),
-        ])
-        .execute();
+      // No endpoint marks a metadata-document client reviewed: that flag stays a direct write.
+      await db.updateTable('oauth_clients').set({ reviewed: 1 }).where('id', '=', reviewed).execute();
       const user = await createUser(db, { email: 'prune@example.com', name: 'P', passwordHash: null });
       const school = await createSchool(db, { name: 'Prune', subdomain: 'prune' });
-      await db
-        .insertInto('oauth_grants')
-        .values({
-          id: 'grt_prune',
-          client_id: 'https://granted.example/c.json',
-          user_id: user.id,
-          school_id: school.id,
-          audience: 'operator',
-          scopes: 'openid',
-          resource: t.config.baseUrl,
-          auth_time: recent,
-          created_at: recent,
-          last_used_at: null,
-          revoked_at: null,
-        })
-        .execute();
+      await createGrant(db, {
+        clientId: granted,
+        userId: user.id,
+        schoolId: school.id,
+        audience: 'operator',
+        scopes: ['openid'],
+        resource: t.config.baseUrl,
+        authTime: isoNow(),
+      });
       const state = { prunedAt: 0 };
       await pruneStale(t.runtime, state);
       const left = await db
         .selectFrom('oauth_clients')
         .select('id')
-        .where('id', 'in', [
-          'https://gone.example/c.json',
-          'https://reviewed.example/c.json',
-          'https://granted.example/c.json',
-          'https://recent.example/c.json',
-        ])
+        .where('id', 'in', [gone, reviewed, granted, recent])
         .orderBy('id')
         .execute();
       assert.deepEqual(
         left.map((r) => r.id),
-        [
-          'https://granted.example/c.json',
-          'https://recent.example/c.json',
-          'https://reviewed.example/c.json',
-        ],
+        [granted, recent, reviewed],
       );
       assert.ok(state.prunedAt > 0);
     });

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { isoNow } from '../../src/store/time.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { obtainCode, registerLoopbackClient } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 const B = TEST_BASE_URL;
 const REDIRECT = 'http://127.0.0.1:43123/callback';
@@ -32,7 +32,7 @@ describe('client_secret_basic (RFC 6749 §2.3.1)', () => {
 
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
     publicClient = (await registerLoopbackClient(t)).client_id;
     const res = await t.request('/api/oauth/register', {
       method: 'POST',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { obtainCode, obtainTokens, registerLoopbackClient, tokenRequest } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 const REDIRECT = 'http://127.0.0.1:43123/callback';
 
@@ -15,7 +15,7 @@ describe('concurrent redemption', () => {
   let client: string;
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
     client = (await registerLoopbackClient(t)).client_id;
   });
   after(() => t.close());

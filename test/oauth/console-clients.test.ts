@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import { findClient } from '../../src/oauth/clients.ts';
 import { ensureVendorClients, loadVendors } from '../../src/oauth/vendors.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { authorizeInBrowser, Browser, obtainCode, pkcePair } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 const B = TEST_BASE_URL;
 const DOCS = 'lectern-api-reference';
@@ -134,7 +134,7 @@ describe('console clients signing in', () => {
   let t: TestApp;
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
   });
   after(() => t.close());
 

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { Browser, formFields, obtainTokens, registerLoopbackClient, signIn } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 const VALUE = '[A-Za-z0-9_-]{43}';
 
@@ -20,7 +20,7 @@ for (const [scheme, baseUrl, prefix, secure] of [
     let t: TestApp;
     before(async () => {
       t = await createTestApp({ BASE_URL: baseUrl });
-      await seedDemoData(t.runtime.db);
+      await createWorld(t);
     });
     after(() => t.close());
 

@@ -1,33 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { newId } from '../../src/crypto/ids.ts';
-import { randomToken, sha256 } from '../../src/crypto/tokens.ts';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { sha256 } from '../../src/crypto/tokens.ts';
+import { SESSION_COOKIE, SESSION_IDLE_SECONDS } from '../../src/http/sessions.ts';
+import { CODE_LIFETIME_SECONDS, issueCode } from '../../src/oauth/codes.ts';
 import { PURGE_GRACE_SECONDS, purgeExpired } from '../../src/oauth/housekeeping.ts';
-import { isoIn, isoNow } from '../../src/store/time.ts';
+import { isoNow } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { Browser, signIn } from '../support/oauth-flow.ts';
 import { issueTestToken } from '../support/tokens.ts';
+import { createWorld, type World } from '../support/world.ts';
 
 describe('housekeeping: long-expired codes, tokens and sessions are deleted', () => {
   let t: TestApp;
+  let world: World;
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    world = await createWorld(t);
   });
   after(() => t.close());
 
   it('deletes only rows expired for longer than the grace period', async () => {
     const db = t.runtime.db;
-    const user = await db
-      .selectFrom('users')
-      .select('id')
-      .where('email', '=', 'student@example.com')
-      .executeTakeFirstOrThrow();
-    const school = await db
-      .selectFrom('schools')
-      .select('id')
-      .where('subdomain', '=', 'demo')
-      .executeTakeFirstOrThrow();
+    const user = { id: world.demo.studentId };
+    const school = { id: world.demo.schoolId };
     const live = await issueTestToken(t, {
       userId: user.id,
       schoolId: school.id,
@@ -48,38 +43,31 @@ describe('housekeeping: long-expired codes, tokens and sessions are deleted', ()
       audience: 'member',
       expiresInSeconds: -PURGE_GRACE_SECONDS - 60,
     });
-    const now = isoNow();
-    const code = (expires: string) => ({
-      code_hash: sha256(randomToken()),
-      grant_id: live.grantId,
-      client_id: live.clientId,
-      redirect_uri: 'http://127.0.0.1/callback',
-      code_challenge: 'x',
-      scopes: 'account:read',
-      resource: t.config.baseUrl,
-      nonce: null,
-      auth_time: now,
-      expires_at: expires,
-      used_at: null,
-      created_at: now,
+    // Codes and sessions are made by the real functions, the expired ones that long ago.
+    const code = async () => ({
+      code_hash: sha256(
+        await issueCode(db, {
+          grantId: live.grantId,
+          clientId: live.clientId,
+          redirectUri: 'http://127.0.0.1/callback',
+          codeChallenge: 'x',
+          scopes: ['account:read'],
+          resource: t.config.baseUrl,
+          nonce: null,
+          authTime: isoNow(),
+        }),
+      ),
     });
-    const keptCode = code(isoIn(60));
-    const oldCode = code(isoIn(-PURGE_GRACE_SECONDS - 60));
-    await db.insertInto('oauth_codes').values([keptCode, oldCode]).execute();
-    const session = (expires: string) => ({
-      id_hash: sha256(newId('ses')),
-      user_id: user.id,
-      csrf_secret: 'x',
-      auth_time: now,
-      created_at: now,
-      last_seen_at: now,
-      expires_at: expires,
-    });
-    const keptSession = session(isoIn(3600));
-    await db
-      .insertInto('sessions')
-      .values([keptSession, session(isoIn(-1))])
-      .execute();
+    const keptCode = await code();
+    await t.clock.travel(-(PURGE_GRACE_SECONDS + 60 + CODE_LIFETIME_SECONDS) * 1000, code);
+    const sessionOf = (browser: Browser) => ({ id_hash: sha256(browser.cookies.get(SESSION_COOKIE)!) });
+    const keptBrowser = new Browser(t);
+    await signIn(keptBrowser, 'student@example.com');
+    const keptSession = sessionOf(keptBrowser);
+    // Signed in a moment more than the idle lifetime ago, and not used since.
+    await t.clock.travel(-(SESSION_IDLE_SECONDS + 1) * 1000, () =>
+      signIn(new Browser(t), 'student@example.com'),
+    );
 
     assert.deepEqual(await purgeExpired(db), { codes: 1, tokens: 1, sessions: 1, passwordResets: 0 });
 

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { SESSION_COOKIE } from '../../src/http/sessions.ts';
 import { safeReturnTo } from '../../src/web/login.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
+import { DAY, HOUR, MINUTE } from '../support/clock.ts';
 import { Browser, formFields, pkcePair, registerLoopbackClient, signIn } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 const B = TEST_BASE_URL;
 
@@ -12,7 +13,7 @@ describe('/login and /logout', () => {
   let t: TestApp;
   before(async () => {
     t = await createTestApp({ TRUST_PROXY: 'true' });
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
   });
   after(() => t.close());
 
@@ -57,7 +58,7 @@ describe('/login and /logout', () => {
   it('Secure cookies when BASE_URL is https', async () => {
     const secure = await createTestApp({ BASE_URL: 'https://lectern.example' });
     try {
-      await seedDemoData(secure.runtime.db);
+      await createWorld(secure);
       const res = await signIn(new Browser(secure), 'student@example.com');
       assert.equal(res.status, 303);
       // Named with the __Host- prefix there; exact headers in cookies.test.ts.
@@ -130,13 +131,11 @@ describe('/login and /logout', () => {
       .where('id_hash', '=', idHash)
       .executeTakeFirstOrThrow();
     assert.equal(Date.parse(row.expires_at) - Date.parse(row.created_at), SESSION_IDLE_SECONDS * 1000);
-    // Idle for a day but within the absolute lifetime: sliding refreshes only on use, so it is over.
-    await t.runtime.db
-      .updateTable('sessions')
-      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
-      .where('id_hash', '=', idHash)
-      .execute();
-    assert.equal((await browser.request('/login?return_to=/x')).status, 200, 'signed out by expiry');
+    // Idle past 12 hours but within the absolute lifetime: sliding refreshes only on use, so it is over.
+    const idle = await t.clock.travel(SESSION_IDLE_SECONDS * 1000 + 1000, () =>
+      browser.request('/login?return_to=/x'),
+    );
+    assert.equal(idle.status, 200, 'signed out by expiry');
     assert.equal(
       await t.runtime.db
         .selectFrom('sessions')
@@ -152,13 +151,24 @@ describe('/login and /logout', () => {
     await signIn(browser, 'student@example.com');
     const { sha256 } = await import('../../src/crypto/tokens.ts');
     const idHash = sha256(browser.cookies.get(SESSION_COOKIE)!);
-    const created = new Date(Date.now() - (7 * 24 * 3600 - 60) * 1000).toISOString();
-    await t.runtime.db
-      .updateTable('sessions')
-      .set({ created_at: created, last_seen_at: created })
+    const { created_at: created } = await t.runtime.db
+      .selectFrom('sessions')
+      .select('created_at')
       .where('id_hash', '=', idHash)
-      .execute();
-    assert.equal((await browser.request('/login?return_to=/x')).status, 303);
+      .executeTakeFirstOrThrow();
+    // Used every 11 hours (never idle for 12) until a minute before the absolute lifetime ends.
+    const lastUse = 7 * DAY - MINUTE;
+    let moved = 0;
+    try {
+      while (moved < lastUse) {
+        const step = Math.min(11 * HOUR, lastUse - moved);
+        t.clock.advance(step);
+        moved += step;
+        assert.equal((await browser.request('/login?return_to=/x')).status, 303);
+      }
+    } finally {
+      t.clock.advance(-moved);
+    }
     const row = await t.runtime.db
       .selectFrom('sessions')
       .selectAll()

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import { hashPassword } from '../../src/crypto/passwords.ts';
 import { createUser } from '../../src/domain/school/users.ts';
-import { openRuntime, type Runtime } from '../../src/runtime.ts';
-import { openDatabase } from '../../src/store/database.ts';
-import { TEST_BASE_URL, type TestApp } from '../support/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import type { TestApp } from '../support/app.ts';
+import { createLoggedTestApp } from '../support/logged-app.ts';
 import { Browser, formFields } from '../support/oauth-flow.ts';
 import { type OwnRedis, REDIS_SERVER_AVAILABLE, startOwnRedis } from '../support/redis-server.ts';
 
@@ -21,40 +16,10 @@ interface LogLine {
   msg: string;
 }
 
-/** A test app on `redisUrl` whose log lines are kept (createTestApp logs nothing). */
+/** A test app on `redisUrl` whose log lines are kept. */
 async function appWithLogs(redisUrl: string) {
-  const database: TestDatabase = await createTestDatabase();
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'info',
-    BASE_URL: TEST_BASE_URL,
-    LECTERN_SECRET: randomBytes(32).toString('base64url'),
-    FILES_DIR: `${database.dir}/files`,
-    SEED_DEMO: 'false',
-    TRUST_PROXY: 'true',
-    REDIS_URL: redisUrl,
-    ...database.env,
-  });
-  const logs: LogLine[] = [];
-  const runtime: Runtime = await openRuntime(config, {
-    db: openDatabase(database.options),
-    processMetrics: false,
-    logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
-  });
-  const app = createApp(runtime);
-  const t = {
-    app,
-    runtime,
-    config,
-    database,
-    request: async (path: string, init?: RequestInit) =>
-      app.request(new URL(path, config.baseUrl).toString(), init),
-    close: async () => {
-      await runtime.close();
-      await database.drop();
-    },
-  } satisfies TestApp;
-  return { t, logs };
+  const t = await createLoggedTestApp({ LOG_LEVEL: 'info', TRUST_PROXY: 'true', REDIS_URL: redisUrl });
+  return { t, logs: t.logs as unknown as LogLine[] };
 }
 
 async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {

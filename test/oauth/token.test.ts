@@ -2,21 +2,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
+import { DAY } from '../support/clock.ts';
 import { obtainCode, obtainTokens, registerLoopbackClient, tokenRequest } from '../support/oauth-flow.ts';
+import { createWorld, type World } from '../support/world.ts';
 
 const B = TEST_BASE_URL;
 const REDIRECT = 'http://127.0.0.1:43123/callback';
 
 describe('POST /api/oauth/token', () => {
   let t: TestApp;
+  let world: World;
   let loopback: string;
   let confidential: { client_id: string; client_secret?: string };
 
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    world = await createWorld(t);
     loopback = (await registerLoopbackClient(t)).client_id;
     confidential = await registerLoopbackClient(t, { authMethod: 'client_secret_post', name: 'Secret CLI' });
     assert.ok(confidential.client_secret);
@@ -182,18 +184,15 @@ describe('POST /api/oauth/token', () => {
 
     it('an expired code (60 s, product.md §5) is invalid_grant', async () => {
       const { code, verifier } = await operatorCode();
-      await t.runtime.db
-        .updateTable('oauth_codes')
-        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
-        .where('code_hash', '=', sha256(code))
-        .execute();
-      const r = await exchange({
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: verifier,
-        redirect_uri: REDIRECT,
-        client_id: loopback,
-      });
+      const r = await t.clock.travel(61_000, () =>
+        exchange({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT,
+          client_id: loopback,
+        }),
+      );
       assertOAuthError(r.res, r.body, 400, 'invalid_grant', /expired/);
       const row = await t.runtime.db
         .selectFrom('oauth_codes')
@@ -257,8 +256,8 @@ describe('POST /api/oauth/token', () => {
     });
 
     it('member app: the token endpoint refuses once the school turns MCP connections off', async () => {
-      const { setBetaFeature, findSchoolBySubdomain } = await import('../../src/domain/school/schools.ts');
-      const school = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
+      const { setBetaFeature } = await import('../../src/domain/school/schools.ts');
+      const school = world.demo.schoolId;
       const a = await obtainCode(t, {
         clientId: 'demo-member-app',
         scopes: ['openid', 'account:read'],
@@ -498,25 +497,20 @@ describe('POST /api/oauth/token', () => {
         .where('token_hash', '=', sha256(first.refresh_token))
         .executeTakeFirstOrThrow();
       assert.equal(Date.parse(row.expires_at) - Date.parse(row.created_at), 30 * 24 * 3600 * 1000);
-      await t.runtime.db
-        .updateTable('oauth_tokens')
-        .set({ expires_at: new Date(Date.now() - 1).toISOString() })
-        .where('token_hash', '=', row.token_hash)
-        .execute();
-      const r = await exchange({
-        grant_type: 'refresh_token',
-        refresh_token: first.refresh_token,
-        client_id: loopback,
-      });
+      const r = await t.clock.travel(30 * DAY + 1, () =>
+        exchange({
+          grant_type: 'refresh_token',
+          refresh_token: first.refresh_token,
+          client_id: loopback,
+        }),
+      );
       assertOAuthError(r.res, r.body, 400, 'invalid_grant', /expired/);
     });
 
     it('a grant stops refreshing when the user loses the role it needs (product.md §2)', async () => {
-      const { findUserByEmail } = await import('../../src/domain/school/users.ts');
-      const { findSchoolBySubdomain } = await import('../../src/domain/school/schools.ts');
       const { addRoles } = await import('../../src/domain/school/memberships.ts');
-      const lecturer = (await findUserByEmail(t.runtime.db, 'lecturer@example.com'))!.id;
-      const school = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
+      const lecturer = world.demo.lecturerId;
+      const school = world.demo.schoolId;
       await addRoles(t.runtime.db, school, lecturer, ['admin']);
       const first = await obtainTokens(t, {
         clientId: loopback,
@@ -538,8 +532,8 @@ describe('POST /api/oauth/token', () => {
     });
 
     it('member app: refresh stops while the school has MCP connections off, and works again after', async () => {
-      const { setBetaFeature, findSchoolBySubdomain } = await import('../../src/domain/school/schools.ts');
-      const school = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
+      const { setBetaFeature } = await import('../../src/domain/school/schools.ts');
+      const school = world.demo.schoolId;
       const first = await obtainTokens(t, {
         clientId: 'demo-member-app',
         scopes: ['openid', 'account:read'],

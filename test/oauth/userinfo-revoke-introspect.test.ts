@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { obtainTokens, registerLoopbackClient, tokenRequest } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 const B = TEST_BASE_URL;
 const RESOURCE_METADATA = `resource_metadata="${B}/.well-known/oauth-protected-resource"`;
@@ -22,7 +22,7 @@ describe('UserInfo, revocation and introspection', () => {
   let confidential: { client_id: string; client_secret?: string };
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
     client = (await registerLoopbackClient(t)).client_id;
     confidential = await registerLoopbackClient(t, { authMethod: 'client_secret_post', name: 'Secret CLI' });
   });
@@ -103,12 +103,7 @@ describe('UserInfo, revocation and introspection', () => {
         .executeTakeFirstOrThrow();
       assert.equal(Date.parse(row.expires_at) - Date.parse(row.created_at), 3600_000);
       assert.equal(row.resource, B, 'bound to BASE_URL (RFC 8707)');
-      await t.runtime.db
-        .updateTable('oauth_tokens')
-        .set({ expires_at: new Date(Date.now() - 1).toISOString() })
-        .where('token_hash', '=', row.token_hash)
-        .execute();
-      const res = await userinfo(tokens.access_token);
+      const res = await t.clock.travel(3600_000, () => userinfo(tokens.access_token));
       assert.equal(res.status, 401);
       assert.match(res.headers.get('www-authenticate')!, /error="invalid_token"/);
     });

@@ -6,13 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
-import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { decide } from '../../src/resource/authorization.ts';
 import type { Principal } from '../../src/resource/principal.ts';
 import { type LiveApp, postMcp, startLiveApp } from '../mcp/harness.ts';
 import { issueTestToken } from '../support/tokens.ts';
+import { createWorld } from '../support/world.ts';
 
 function principal(overrides: Partial<Principal> = {}): Principal {
   return {
@@ -94,11 +92,11 @@ describe('every surface renders the same decision', () => {
 
   before(async () => {
     live = await startLiveApp();
-    await seedDemoData(live.t.runtime.db);
+    const { demo } = await createWorld(live.t);
     const db = live.t.runtime.db;
-    const schoolId = (await findSchoolBySubdomain(db, 'demo'))!.id;
-    const owner = (await findUserByEmail(db, 'owner@example.com'))!.id;
-    const student = (await findUserByEmail(db, 'student@example.com'))!.id;
+    const schoolId = demo.schoolId;
+    const owner = demo.ownerId;
+    const student = demo.studentId;
     const token = async (
       userId: string,
       audience: 'operator' | 'member',

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { ProblemError } from '../../src/errors/problem-error.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { issueTestToken } from '../support/tokens.ts';
+import { createWorld, type World } from '../support/world.ts';
 
 // PostgreSQL cannot store U+0000 in text; the store refuses it on both engines so bad input is
 // a 400 in each surface's format, never a 500, and nothing is written.
 describe('NUL characters are refused before storage', () => {
   let t: TestApp;
+  let world: World;
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    world = await createWorld(t);
   });
   after(() => t.close());
 
@@ -86,22 +86,7 @@ describe('NUL characters are refused before storage', () => {
 
   it('the admin API answers problem+json invalid_text, in bodies and queries', async () => {
     const db = t.runtime.db;
-    const owner = await db
-      .selectFrom('users')
-      .select('id')
-      .where('email', '=', 'owner@example.com')
-      .executeTakeFirstOrThrow();
-    const school = await db
-      .selectFrom('schools')
-      .select('id')
-      .where('subdomain', '=', 'demo')
-      .executeTakeFirstOrThrow();
-    const { token } = await issueTestToken(t, {
-      userId: owner.id,
-      schoolId: school.id,
-      scopes: ['courses:write'],
-      audience: 'operator',
-    });
+    const token = await world.demo.token(['courses:write']);
     const created = await t.request('/api/v1/courses', {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },

@@ -7,6 +7,7 @@ import type { AppEnv } from '../../src/http/context.ts';
 import type { CimdFetchOptions } from '../../src/oauth/cimd-fetch.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { openDatabase } from '../../src/store/database.ts';
+import { createTestClock, type TestClock } from './clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_BASE_URL = 'http://lectern.test';
@@ -17,6 +18,8 @@ export interface TestApp {
   readonly runtime: Runtime;
   readonly config: Config;
   readonly database: TestDatabase;
+  /** The app's clock: the system's time until a test moves it (clock.ts). */
+  readonly clock: TestClock;
   /** Sends a request to the app; relative paths are resolved against the base URL. */
   request(path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
@@ -25,11 +28,12 @@ export interface TestApp {
 /**
  * Builds a test app; `env` overrides configuration (BASE_URL defaults to http://lectern.test,
  * LOG_LEVEL to silent). `cimdFetch`: how its metadata-document fetcher reaches a local test site;
- * `logDestination` receives the log lines (see logged-app.ts).
+ * `logDestination` receives the log lines (see logged-app.ts); `clock`: the app's clock (by
+ * default a fresh TestClock, which is the system's time until a test moves it).
  */
 export async function createTestApp(
   env: Record<string, string> = {},
-  options: { cimdFetch?: CimdFetchOptions; logDestination?: DestinationStream } = {},
+  options: { cimdFetch?: CimdFetchOptions; logDestination?: DestinationStream; clock?: TestClock } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -43,11 +47,13 @@ export async function createTestApp(
     ...env,
   });
   const db = openDatabase(database.options);
+  const clock = options.clock ?? createTestClock();
   const runtime = await openRuntime(config, {
     db,
     logDestination: options.logDestination,
     processMetrics: false,
     cimdFetch: options.cimdFetch,
+    clock,
   });
   const app = createApp(runtime);
   return {
@@ -55,6 +61,7 @@ export async function createTestApp(
     runtime,
     config,
     database,
+    clock,
     request: async (path, init) => app.request(new URL(path, config.baseUrl).toString(), init),
     close: async () => {
       await runtime.close();

@@ -1,7 +1,6 @@
-import { sha256 } from '../../src/crypto/tokens.ts';
 import { createGrant } from '../../src/oauth/grants.ts';
-import { issueTokens } from '../../src/oauth/tokens.ts';
-import { isoIn, isoNow } from '../../src/store/time.ts';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, issueTokens } from '../../src/oauth/tokens.ts';
+import { isoNow, systemClock, withClock } from '../../src/store/time.ts';
 import type { TestApp } from './app.ts';
 
 /**
@@ -9,7 +8,9 @@ import type { TestApp } from './app.ts';
  * skipping only the authorization flow, for tests of the protected surfaces' own rules (scopes,
  * isolation, expiry). End-to-end tests get tokens through the real authorization flow instead
  * (test/support/oauth-flow.ts). The client row is written directly when missing: test clients
- * have fixed ids, which no registration path gives.
+ * have fixed ids, which no registration path gives. `expiresInSeconds` (the product's lifetime
+ * is a fixed hour) is reached by issuing at the instant on the app's clock that makes the access
+ * token expire then: the grant and its tokens are written as if made that long ago.
  */
 export async function issueTestToken(
   t: TestApp,
@@ -22,6 +23,19 @@ export async function issueTestToken(
     resource?: string;
     expiresInSeconds?: number;
   },
+): Promise<{ token: string; refreshToken: string; grantId: string; clientId: string }> {
+  const shiftMs =
+    options.expiresInSeconds === undefined
+      ? 0
+      : (options.expiresInSeconds - ACCESS_TOKEN_LIFETIME_SECONDS) * 1000;
+  // A stand-in TestApp may come without a clock (cli/idempotency-crash.test.ts).
+  const issuedAt = (t.clock ?? systemClock).now() + shiftMs;
+  return withClock({ now: () => issuedAt }, () => issue(t, options));
+}
+
+async function issue(
+  t: TestApp,
+  options: Parameters<typeof issueTestToken>[1],
 ): Promise<{ token: string; refreshToken: string; grantId: string; clientId: string }> {
   const db = t.runtime.db;
   const now = isoNow();
@@ -65,13 +79,5 @@ export async function issueTestToken(
     authTime: now,
   });
   const issued = await issueTokens(db, grant, options.scopes);
-  // The one adjustment the real functions cannot make: a lifetime other than the product's hour.
-  if (options.expiresInSeconds !== undefined) {
-    await db
-      .updateTable('oauth_tokens')
-      .set({ expires_at: isoIn(options.expiresInSeconds) })
-      .where('token_hash', '=', sha256(issued.accessToken))
-      .execute();
-  }
   return { token: issued.accessToken, refreshToken: issued.refreshToken, grantId: grant.id, clientId };
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { type Browser, obtainTokens } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 import { assertPageHeaders, locationOf, signedIn, submit, userinfoStatus } from './pages-support.ts';
 
 const B = TEST_BASE_URL;
@@ -14,7 +15,7 @@ describe('/account: a person’s own connected apps (product.md §8)', () => {
 
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
+    await createWorld(t);
     student = await signedIn(t, 'student@example.com');
   });
   after(() => t.close());

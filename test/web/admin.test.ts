@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
-import { betaFeatures, findSchoolById, findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
-import { findUserByEmail } from '../../src/domain/school/users.ts';
+import { betaFeatures, findSchoolById } from '../../src/domain/school/schools.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { type Browser, obtainCode, obtainTokens, tokenRequest } from '../support/oauth-flow.ts';
+import { createWorld, type World } from '../support/world.ts';
 import { assertPageHeaders, csrfOf, locationOf, signedIn, submit, userinfoStatus } from './pages-support.ts';
 
 const B = TEST_BASE_URL;
@@ -14,6 +14,7 @@ const MEMBER_SCOPES = ['openid', 'profile', 'email', 'account:read', 'account:wr
 
 describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => {
   let t: TestApp;
+  let world: World;
   let demo: string;
   let other: string;
   let owner: Browser;
@@ -21,9 +22,9 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
 
   before(async () => {
     t = await createTestApp();
-    await seedDemoData(t.runtime.db);
-    demo = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
-    other = (await findSchoolBySubdomain(t.runtime.db, 'other'))!.id;
+    world = await createWorld(t);
+    demo = world.demo.schoolId;
+    other = world.other.schoolId;
     owner = await signedIn(t, 'owner@example.com');
     student = await signedIn(t, 'student@example.com');
   });
@@ -77,9 +78,9 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
     });
 
     it('an operator of several schools gets a picker and a switcher', async () => {
-      const lecturer = await findUserByEmail(t.runtime.db, 'lecturer@example.com');
-      await addRoles(t.runtime.db, demo, lecturer!.id, ['admin']);
-      await addRoles(t.runtime.db, other, lecturer!.id, ['owner']);
+      const lecturer = { id: world.demo.lecturerId };
+      await addRoles(t.runtime.db, demo, lecturer.id, ['admin']);
+      await addRoles(t.runtime.db, other, lecturer.id, ['owner']);
       const browser = await signedIn(t, 'lecturer@example.com');
       const picker = await browser.request('/admin');
       assert.equal(picker.status, 200);
@@ -302,7 +303,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
         .selectAll()
         .where('id', '=', clientId!)
         .executeTakeFirstOrThrow();
-      const ownerId = (await findUserByEmail(t.runtime.db, 'owner@example.com'))!.id;
+      const ownerId = world.demo.ownerId;
       assert.deepEqual(
         {
           kind: row.kind,
@@ -626,8 +627,8 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
     });
 
     it("an operator cannot revoke another school's grant through their own school", async () => {
-      const lecturer = await findUserByEmail(t.runtime.db, 'lecturer@example.com');
-      await addRoles(t.runtime.db, other, lecturer!.id, ['owner']);
+      const lecturer = { id: world.demo.lecturerId };
+      await addRoles(t.runtime.db, other, lecturer.id, ['owner']);
       const loopback = await t.request('/api/oauth/register', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -12,7 +12,7 @@ import { auth as authV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
-import { DEMO_MEMBER_APP_ID, DEMO_PASSWORD, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { DEMO_MEMBER_APP_ID, DEMO_PASSWORD } from '../../src/domain/demo/demo-seed.ts';
 import { formatScopes, MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { type LiveApp, startLiveApp } from '../mcp/harness.ts';
 import { BrowserPlayingProvider } from '../mcp/oauth-agent.ts';
@@ -25,6 +25,7 @@ import {
   ShellSession,
 } from '../support/doc-runner.ts';
 import { authorizeInBrowser, Browser } from '../support/oauth-flow.ts';
+import { createWorld } from '../support/world.ts';
 
 /** What the steps share: the server, the shell session and what earlier steps learned. */
 interface World {
@@ -494,7 +495,7 @@ describe('/auth.md is executable: its walkthroughs run as written against a live
   let failed = false;
   before(async () => {
     const live = await startLiveApp();
-    await seedDemoData(live.t.runtime.db);
+    await createWorld(live.t);
     const res = await fetch(`${live.baseUrl}/auth.md`);
     assert.equal(res.status, 200);
     blocks = docBlocks(await res.text()).filter((b) => b.lang === 'sh' || b.lang === 'js');

@@ -2,9 +2,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
-import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
-import { findUserByEmail } from '../../src/domain/school/users.ts';
 import {
   listSchoolConnections,
   listUserConnections,
@@ -27,6 +24,7 @@ import {
 import { issueTokens } from '../../src/oauth/tokens.ts';
 import type { Db } from '../../src/store/database.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
+import { createWorld } from '../support/world.ts';
 
 const input = {
   name: 'App',
@@ -46,11 +44,11 @@ describe('member apps and connections: storage contract', () => {
   before(async () => {
     t = await createTestApp();
     db = t.runtime.db;
-    await seedDemoData(db);
-    demo = (await findSchoolBySubdomain(db, 'demo'))!.id;
-    other = (await findSchoolBySubdomain(db, 'other'))!.id;
-    owner = (await findUserByEmail(db, 'owner@example.com'))!.id;
-    student = (await findUserByEmail(db, 'student@example.com'))!.id;
+    const world = await createWorld(t);
+    demo = world.demo.schoolId;
+    other = world.other.schoolId;
+    owner = world.demo.ownerId;
+    student = world.demo.studentId;
   });
   after(() => t.close());
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../store/database.ts';
+import { nowMs } from '../../store/time.ts';
 import { Checks } from '../kernel/checks.ts';
 import { revenueOrders } from './orders.ts';
 
@@ -18,7 +19,7 @@ const DAY_MS = 86_400_000;
 export const MAX_RANGE_DAYS = 731;
 
 /** Checks a range (defaults: the last 30 days up to now); `from` must be before `to`. */
-export function checkRange(from: string | undefined, to: string | undefined, now = Date.now()): DateRange {
+export function checkRange(from: string | undefined, to: string | undefined, now = nowMs()): DateRange {
   const c = new Checks();
   const end = to === undefined ? new Date(now).toISOString() : c.timestamp('to', to);
   const start =

@@ -9,7 +9,7 @@ import { newId } from '../../crypto/ids.ts';
 import { randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
-import { isoIn, isoNow } from '../../store/time.ts';
+import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
 import { Checks, withTransaction } from '../kernel/checks.ts';
 import { Email } from '../kernel/fields.ts';
@@ -158,7 +158,7 @@ export async function createInvitation(
     await refuseDuplicate(tx, schoolId, email);
     const token = randomToken();
     // One instant for both, so the lifetime is exactly 7 days.
-    const at = Date.now();
+    const at = nowMs();
     const now = isoNow(at);
     const row: Row = {
       id: newId('inv'),
@@ -190,7 +190,7 @@ export async function resendInvitation(db: Db | Tx, schoolId: string, id: string
     const current = await getInvitation(tx, schoolId, id);
     if (current.status === 'accepted' || current.status === 'revoked') throw closed(current);
     const token = randomToken();
-    const at = Date.now();
+    const at = nowMs();
     await tx
       .updateTable('invitations')
       .set({

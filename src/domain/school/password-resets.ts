@@ -5,13 +5,13 @@
  */
 import { randomToken, sha256 } from '../../crypto/tokens.ts';
 import type { Db, Tx } from '../../store/database.ts';
-import { isoIn, isoNow } from '../../store/time.ts';
+import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 
 /** How long a reset link works. */
 export const PASSWORD_RESET_SECONDS = 3600;
 
 /** Stores a new reset token for the user and returns it (the only time it exists in clear). */
-export async function createPasswordReset(db: Db | Tx, userId: string, now = Date.now()): Promise<string> {
+export async function createPasswordReset(db: Db | Tx, userId: string, now = nowMs()): Promise<string> {
   const token = randomToken(32);
   await db
     .insertInto('password_resets')
@@ -39,7 +39,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 export async function inspectPasswordReset(
   db: Db | Tx,
   token: string,
-  now = Date.now(),
+  now = nowMs(),
 ): Promise<ResetTokenState> {
   if (!TOKEN_SHAPE.test(token)) return { state: 'unknown' };
   const row = await db
@@ -60,7 +60,7 @@ export async function inspectPasswordReset(
 export async function consumePasswordReset(
   db: Db | Tx,
   token: string,
-  now = Date.now(),
+  now = nowMs(),
 ): Promise<string | undefined> {
   if (!TOKEN_SHAPE.test(token)) return undefined;
   const at = isoNow(now);
@@ -88,7 +88,7 @@ export async function consumePasswordReset(
 }
 
 /** Deletes links expired more than a day ago (housekeeping). */
-export async function purgePasswordResets(db: Db | Tx, now = Date.now()): Promise<number> {
+export async function purgePasswordResets(db: Db | Tx, now = nowMs()): Promise<number> {
   const result = await db
     .deleteFrom('password_resets')
     .where('expires_at', '<', isoIn(-24 * 3600, now))

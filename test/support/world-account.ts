@@ -1,16 +1,18 @@
-import { newId } from '../../src/crypto/ids.ts';
 import { createCourse } from '../../src/domain/catalog/courses.ts';
 import { createLecture, createSection } from '../../src/domain/catalog/curriculum.ts';
+import { createMembershipPlan } from '../../src/domain/commerce/membership-plans.ts';
 import { recordOrder } from '../../src/domain/commerce/orders.ts';
+import { createSubscription } from '../../src/domain/commerce/subscriptions.ts';
 import { registerForEvent } from '../../src/domain/community/event-registrations.ts';
 import { createEvent } from '../../src/domain/community/events.ts';
 import { enroll, recordLectureProgress } from '../../src/domain/learning/enrollments.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
 import { createSchool } from '../../src/domain/school/schools.ts';
 import { createUser } from '../../src/domain/school/users.ts';
-import { isoIn, isoNow } from '../../src/store/time.ts';
-import type { TestApp } from '../support/app.ts';
-import { issueTestToken } from '../support/tokens.ts';
+import { isoIn } from '../../src/store/time.ts';
+import type { TestApp } from './app.ts';
+import { DAY } from './clock.ts';
+import { issueTestToken } from './tokens.ts';
 
 /** Two schools; one student in both, a classmate in A, with courses, orders, events, a subscription. */
 export interface AccountFixture {
@@ -28,7 +30,11 @@ export interface AccountFixture {
   token(scopes?: string[], school?: 'A' | 'B'): Promise<string>;
 }
 
-/** Builds the fixture through the domain functions (the same rules as production). */
+/**
+ * The Account API's scene, built through the domain functions (the same rules as production):
+ * two schools of its own, whose enrollments, orders and events cover every state the member
+ * view distinguishes (lifetime, expiring, expired; full, open, canceled, past).
+ */
 export async function seedAccountFixture(t: TestApp): Promise<AccountFixture> {
   const db = t.runtime.db;
   const a = await createSchool(db, { name: 'Alpha Academy', subdomain: 'alpha', currency: 'USD' });
@@ -84,7 +90,10 @@ export async function seedAccountFixture(t: TestApp): Promise<AccountFixture> {
     courseId: expiring,
     expiresAt: isoIn(30 * 86400),
   });
-  const eExpired = await enroll(db, a.id, { userId: student.id, courseId: expired, expiresAt: isoIn(3600) });
+  // Enrolled two days ago for one day: expired yesterday (an expiry in the past is refused).
+  const eExpired = await t.clock.travel(-2 * DAY, () =>
+    enroll(db, a.id, { userId: student.id, courseId: expired, expiresAt: isoIn(86400) }),
+  );
   const eInB = await enroll(db, b.id, { userId: student.id, courseId: other });
   await enroll(db, a.id, { userId: classmate.id, courseId: classmateCourse });
   await enroll(db, a.id, { userId: classmate.id, courseId: lifetime });
@@ -94,12 +103,6 @@ export async function seedAccountFixture(t: TestApp): Promise<AccountFixture> {
     completed: true,
   });
   await recordLectureProgress(db, a.id, student.id, { lectureId: second.id, positionSeconds: 42 });
-  // Expire the third enrollment after progress was recorded in it.
-  await db
-    .updateTable('enrollments')
-    .set({ expires_at: isoIn(-86400) })
-    .where('id', '=', eExpired.id)
-    .execute();
 
   const event = async (
     schoolId: string,
@@ -153,40 +156,20 @@ export async function seedAccountFixture(t: TestApp): Promise<AccountFixture> {
     items: [{ productType: 'course', productId: other, title: 'Beta', unitAmount: 500 }],
   });
 
-  const now = isoNow();
-  const planId = newId('pln');
-  await db
-    .insertInto('membership_plans')
-    .values({
-      id: planId,
-      school_id: a.id,
-      name: 'All access',
-      description: 'Every course',
-      interval: 'month',
-      price_amount: 1900,
-      currency: 'USD',
-      status: 'active',
-      created_at: now,
-      updated_at: now,
+  const plan = await createMembershipPlan(db, a.id, {
+    name: 'All access',
+    description: 'Every course',
+    interval: 'month',
+    priceAmount: 1900,
+    currency: 'USD',
+  });
+  const subscription = (
+    await createSubscription(db, a.id, {
+      userId: student.id,
+      planId: plan.id,
+      currentPeriodEnd: isoIn(20 * 86400),
     })
-    .execute();
-  const subscription = newId('sub');
-  await db
-    .insertInto('subscriptions')
-    .values({
-      id: subscription,
-      school_id: a.id,
-      user_id: student.id,
-      plan_id: planId,
-      status: 'active',
-      current_period_end: isoIn(20 * 86400),
-      cancel_at_period_end: 0,
-      canceled_at: null,
-      trial_ends_at: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  ).id;
 
   return {
     schoolA: a.id,
@@ -216,35 +199,4 @@ export async function seedAccountFixture(t: TestApp): Promise<AccountFixture> {
         })
       ).token,
   };
-}
-
-/** POSTs a GraphQL request with a bearer token; returns status, headers and parsed body. */
-export async function gql(
-  t: TestApp,
-  token: string | null,
-  query: string,
-  variables?: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Headers; body: GqlBody }> {
-  const res = await t.request('/account/graphql', {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      ...headers,
-    },
-    body: JSON.stringify(variables ? { query, variables } : { query }),
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as GqlBody };
-}
-
-export interface GqlBody {
-  // biome-ignore lint/suspicious/noExplicitAny: test bodies are walked freely and asserted exactly.
-  data?: any;
-  errors?: Array<{
-    message: string;
-    path?: unknown[];
-    locations?: unknown[];
-    extensions?: Record<string, unknown>;
-  }>;
 }

@@ -16,8 +16,8 @@ import { createInvitation } from '../../src/domain/school/invitations.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { storeFile } from '../../src/domain/school/storage.ts';
 import { isoIn, isoNow } from '../../src/store/time.ts';
-import type { TestApp } from '../support/app.ts';
-import type { SchoolFixture } from './fixtures.ts';
+import type { TestApp } from './app.ts';
+import type { SchoolFixture } from './world.ts';
 
 /** A 1×1 PNG. */
 export const PNG = Buffer.from(
@@ -26,10 +26,13 @@ export const PNG = Buffer.from(
 );
 
 /** Ids of one of everything at a school, keyed by the path parameter that names them. */
-export type World = Record<string, string> & { studentUserId: string };
+export type Resources = Record<string, string> & { studentUserId: string };
 
-/** Seeds one of every admin resource at the school through the domain modules. */
-export async function seedWorld(t: TestApp, s: SchoolFixture, tag = 'w'): Promise<World> {
+/**
+ * Seeds one of every admin resource at a school of the world (schoolFixture) through the domain
+ * modules, for the admin API's tests that walk every operation.
+ */
+export async function seedResources(t: TestApp, s: SchoolFixture, tag = 'w'): Promise<Resources> {
   const db = t.runtime.db;
   const studentUserId = await s.person(['student']);
   const adminUserId = await s.person(['admin']);
