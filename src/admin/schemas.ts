@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Amount, Count, Currency, Email, HttpUrl, Slug } from '../domain/kernel/fields.ts';
+import { Amount, Count, Currency, Email, HttpUrl, Id, Slug } from '../domain/kernel/fields.ts';
 import { MAX_PAGE_LIMIT } from '../domain/kernel/pagination.ts';
 
 /**
@@ -16,14 +16,11 @@ export function named<T extends z.ZodType>(id: string, schema: T, description?: 
   return schema;
 }
 
-/** A resource id as this API issues them (prefix, underscore, 26 base32 characters). */
-export const Id = z.string().min(1).max(64);
-
 /** ISO 8601 UTC date-time, as every timestamp is sent and received. */
 export const Timestamp = z.iso.datetime({ offset: true });
 
 /** The shared field rules (domain/fields.ts), under the names the operations use. */
-export { Amount, Count, Currency, Email, HttpUrl, Slug };
+export { Amount, Count, Currency, Email, HttpUrl, Id, Slug };
 
 /** Page query every list accepts: `limit` 1..100 (never clamped) and an opaque `cursor`. */
 export const PageQuery = {

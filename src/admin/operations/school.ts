@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Text } from '../../domain/kernel/fields.ts';
+import { Color, Text } from '../../domain/kernel/fields.ts';
 import { type Appearance, FONTS, getAppearance, updateAppearance } from '../../domain/school/appearance.ts';
 import {
   canonicalLocale,
@@ -48,8 +48,6 @@ const presentAppearance = (ctx: OperationContext, a: Appearance) => ({
   ...toSnake(a, []),
   logo_url: a.logoFileId ? `${ctx.app.config.baseUrl}/api/v1/storage/files/${a.logoFileId}/content` : null,
 });
-
-const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1f4b99');
 
 const getSchool = defineOperation({
   name: 'school.get',
