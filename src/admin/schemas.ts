@@ -99,6 +99,17 @@ export type Snake<T, O extends string = 'schoolId'> = {
 /** An API body as the domain takes it: camelCase keys. */
 export type Camel<T> = { [K in keyof T as CamelKey<K & string>]: T[K] };
 
+/**
+ * An entity's fields (camelCase, written once beside its domain module) as a request body of this
+ * API: the same rules under snake_case keys, unknown keys refused. Pick or partial the fields
+ * first; the domain parses the camelCase body (`toCamel`) with the same fields.
+ */
+export function bodyOf<T extends z.ZodRawShape>(fields: z.ZodObject<T>) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, rule] of Object.entries(fields.shape)) shape[snakeKey(key)] = rule as z.ZodType;
+  return z.strictObject(shape as unknown as { [K in keyof T as SnakeKey<K & string>]: T[K] });
+}
+
 /** Converts a camelCase key to snake_case. */
 export function snakeKey(key: string): string {
   return key.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
