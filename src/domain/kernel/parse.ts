@@ -34,7 +34,7 @@ export function domainMessage(schema: z.ZodType): string {
         : `must be a string of at most ${s.maxLength} characters`;
     if (s instanceof z.ZodNumber) return `must be an integer from ${s.minValue} to ${s.maxValue}`;
     if (s instanceof z.ZodEnum) return `must be one of ${s.options.join(', ')}`;
-    if (s instanceof z.ZodBoolean) return 'must be true or false';
+    if (s instanceof z.ZodBoolean) return 'must be a boolean';
     if (s instanceof z.ZodArray) {
       const max = (s._zod.bag as { maximum?: number }).maximum;
       return max === undefined ? 'must be a list' : `must be a list of at most ${max} items`;
