@@ -102,11 +102,21 @@ export type Camel<T> = { [K in keyof T as CamelKey<K & string>]: T[K] };
 /**
  * An entity's fields (camelCase, written once beside its domain module) as a request body of this
  * API: the same rules under snake_case keys, unknown keys refused. Pick or partial the fields
- * first; the domain parses the camelCase body (`toCamel`) with the same fields.
+ * first; the domain parses the camelCase body (`toCamel`) with the same fields. `wire` names the
+ * few fields whose form on the wire is stricter than the domain's (an instant is a `Timestamp`
+ * with an offset here, while the domain also takes a bare date); they keep the field's optionality.
  */
-export function bodyOf<T extends z.ZodRawShape>(fields: z.ZodObject<T>) {
+export function bodyOf<T extends z.ZodRawShape>(
+  fields: z.ZodObject<T>,
+  wire: { [K in keyof T as SnakeKey<K & string>]?: z.ZodType } = {},
+) {
   const shape: Record<string, z.ZodType> = {};
-  for (const [key, rule] of Object.entries(fields.shape)) shape[snakeKey(key)] = rule as z.ZodType;
+  const wired: Record<string, z.ZodType | undefined> = wire;
+  for (const [key, rule] of Object.entries(fields.shape) as Array<[string, z.ZodType]>) {
+    const name = snakeKey(key);
+    const onWire = wired[name];
+    shape[name] = !onWire ? rule : rule instanceof z.ZodOptional ? onWire.optional() : onWire;
+  }
   return z.strictObject(shape as unknown as { [K in keyof T as SnakeKey<K & string>]: T[K] });
 }
 
