@@ -23,11 +23,15 @@ function innerOf(schema: z.ZodType): z.ZodType | undefined {
   return undefined;
 }
 
-/** The domain's sentence for a value that fails `schema`: the whole rule, in words. */
-export function domainMessage(schema: z.ZodType): string {
+/**
+ * The domain's sentence for a value that fails `schema`: the rule's own wording when it has one,
+ * else the sentence its pattern or refinement gives (`issue`), else its bounds in words.
+ */
+export function domainMessage(schema: z.ZodType, issue?: z.core.$ZodIssue): string {
   for (let s: z.ZodType | undefined = schema; s; s = innerOf(s)) {
     const named = ruleWording.get(s._zod.def);
     if (named) return named;
+    if (issue && (issue.code === 'invalid_format' || issue.code === 'custom')) return issue.message;
     if (s instanceof z.ZodString)
       return s.minLength
         ? `must be a non-empty string of at most ${s.maxLength} characters`
@@ -82,7 +86,7 @@ export function parseFields<S extends z.ZodObject>(
       const field = [key, ...issue.path.map(String)].join('.');
       if (seen.has(field)) continue;
       seen.add(field);
-      errors.push({ field, message: domainMessage(schemaAt(rule, issue.path)) });
+      errors.push({ field, message: domainMessage(schemaAt(rule, issue.path), issue) });
     }
   }
   return { data: data as z.output<S>, errors };
