@@ -96,6 +96,14 @@ export class Checks {
   }
 }
 
+/** Parses `input` with an entity's fields, or throws 422 `validation_failed` naming each field. */
+export function parseValid<S extends z.ZodObject>(fields: S, input: object): z.output<S> {
+  const c = new Checks();
+  const data = c.parse(fields, input);
+  c.done();
+  return data;
+}
+
 /** 409 `slug_taken`: another `noun` (course, page, post) of the school already uses the slug. */
 export function slugTaken(noun: string, slug: string): ProblemError {
   return problem('slug_taken', {
