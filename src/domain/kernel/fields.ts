@@ -14,7 +14,7 @@ import { z } from 'zod';
 export const ruleWording = new WeakMap<object, string>();
 
 /** Names the domain's wording of a rule and returns the rule. */
-function worded<T extends z.ZodType>(schema: T, message: string): T {
+export function worded<T extends z.ZodType>(schema: T, message: string): T {
   ruleWording.set(schema._zod.def, message);
   return schema;
 }
