@@ -5,10 +5,10 @@ import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import {
-  Checks,
   deleteOwned,
   isUniqueViolation,
   lockRow,
+  parseValid,
   slugTaken,
   withTransaction,
 } from '../kernel/checks.ts';
@@ -144,7 +144,6 @@ async function writeLecturers(db: Db | Tx, courseId: string, ids: readonly strin
 
 /** Creates a course; its slug must be unique in the school (409 `slug_taken`). */
 export async function createCourse(db: Db | Tx, schoolId: string, input: CourseInput): Promise<Course> {
-  const c = new Checks();
   const {
     slug,
     title,
@@ -152,8 +151,7 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
     status = 'draft',
     priceAmount = 0,
     ...v
-  } = c.parse(CourseCreate, input);
-  c.done();
+  } = parseValid(CourseCreate, input);
   const lecturerIds = v.lecturerIds ?? [];
   return withTransaction(db, async (tx) => {
     const school = await tx
@@ -287,9 +285,7 @@ export async function updateCourse(
   id: string,
   input: CoursePatchInput,
 ): Promise<Course> {
-  const c = new Checks();
-  const patch = c.parse(CoursePatch, input);
-  c.done();
+  const patch = parseValid(CoursePatch, input);
   const set: Partial<CoursesTable> = {
     slug: patch.slug,
     title: patch.title,

@@ -3,7 +3,7 @@ import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, withTransaction } from '../kernel/checks.ts';
+import { parseValid, withTransaction } from '../kernel/checks.ts';
 import { recomputeCourseProgress } from '../learning/lecture-progress.ts';
 import {
   checkPermutation,
@@ -84,9 +84,7 @@ export async function createSection(
   courseId: string,
   input: z.input<typeof SectionCreate>,
 ): Promise<Section> {
-  const c = new Checks();
-  const { title, position: at } = c.parse(SectionCreate, input);
-  c.done();
+  const { title, position: at } = parseValid(SectionCreate, input);
   return withTransaction(db, async (tx) => {
     await lockCourse(tx, schoolId, courseId);
     const ids = await sectionIds(tx, courseId);
@@ -118,9 +116,7 @@ export async function updateSection(
   id: string,
   patch: z.input<typeof SectionPatch>,
 ): Promise<Section> {
-  const c = new Checks();
-  const { title } = c.parse(SectionPatch, patch);
-  c.done();
+  const { title } = parseValid(SectionPatch, patch);
   await sectionRow(db, schoolId, id);
   if (title !== undefined) {
     await db.updateTable('sections').set({ title, updated_at: isoNow() }).where('id', '=', id).execute();
@@ -161,9 +157,7 @@ export async function createLecture(
   sectionId: string,
   input: LectureInput,
 ): Promise<Lecture> {
-  const c = new Checks();
-  const { position: at, ...values } = c.parse(LectureCreate, input);
-  c.done();
+  const { position: at, ...values } = parseValid(LectureCreate, input);
   return withTransaction(db, async (tx) => {
     const section = await sectionRow(tx, schoolId, sectionId);
     await lockCourse(tx, schoolId, section.course_id);
@@ -217,9 +211,7 @@ export async function updateLecture(
   id: string,
   input: LecturePatchInput,
 ): Promise<Lecture> {
-  const c = new Checks();
-  const patch = c.parse(LecturePatch, input);
-  c.done();
+  const patch = parseValid(LecturePatch, input);
   await getLecture(db, schoolId, id);
   await db
     .updateTable('lectures')
@@ -272,9 +264,7 @@ export async function moveLecture(
   id: string,
   to: { sectionId: string; position?: number },
 ): Promise<Lecture> {
-  const c = new Checks();
-  c.parse(LectureCreate.pick({ position: true }), to);
-  c.done();
+  parseValid(LectureCreate.pick({ position: true }), to);
   return withTransaction(db, async (tx) => {
     const lecture = await getLecture(tx, schoolId, id);
     await lockCourse(tx, schoolId, lecture.courseId);

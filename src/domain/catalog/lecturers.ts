@@ -3,7 +3,7 @@ import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, deleteOwned, lockRow, withTransaction } from '../kernel/checks.ts';
+import { deleteOwned, lockRow, parseValid, withTransaction } from '../kernel/checks.ts';
 import { HttpUrl, Id, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { LecturersTable } from '../kernel/tables.ts';
@@ -96,9 +96,7 @@ async function checkUser(tx: Tx, schoolId: string, userId: string, selfId?: stri
 
 /** Creates a lecturer profile, linked to a member's account if userId is given. */
 export async function createLecturer(db: Db | Tx, schoolId: string, input: LecturerInput): Promise<Lecturer> {
-  const c = new Checks();
-  const v = c.parse(LecturerCreate, input);
-  c.done();
+  const v = parseValid(LecturerCreate, input);
   return withTransaction(db, async (tx) => {
     if (v.userId) await checkUser(tx, schoolId, v.userId);
     const now = isoNow();
@@ -171,9 +169,7 @@ export async function updateLecturer(
   id: string,
   input: z.input<typeof LecturerPatch>,
 ): Promise<Lecturer> {
-  const c = new Checks();
-  const patch = c.parse(LecturerPatch, input);
-  c.done();
+  const patch = parseValid(LecturerPatch, input);
   return withTransaction(db, async (tx) => {
     await getLecturer(tx, schoolId, id);
     if (patch.userId) await checkUser(tx, schoolId, patch.userId, id);

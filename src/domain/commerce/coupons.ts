@@ -4,7 +4,14 @@ import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, deleteOwned, flag, isUniqueViolation, withTransaction } from '../kernel/checks.ts';
+import {
+  Checks,
+  deleteOwned,
+  flag,
+  isUniqueViolation,
+  parseValid,
+  withTransaction,
+} from '../kernel/checks.ts';
 import { Amount, Count, Currency, Id, Instant } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { CouponsTable } from '../kernel/tables.ts';
@@ -161,9 +168,7 @@ function columns(v: z.output<typeof CouponPatch>): Partial<CouponsTable> {
 
 /** Creates a coupon; its code is unique in the school, case-insensitively (409 `code_taken`). */
 export async function createCoupon(db: Db | Tx, schoolId: string, input: CouponInput): Promise<Coupon> {
-  const c = new Checks();
-  const v = c.parse(CouponCreate, input);
-  c.done();
+  const v = parseValid(CouponCreate, input);
   const set = columns(v);
   const now = isoNow();
   const row: CouponsTable = {
@@ -182,8 +187,9 @@ export async function createCoupon(db: Db | Tx, schoolId: string, input: CouponI
     created_at: now,
     updated_at: now,
   };
-  checkShape(c, row);
-  c.done();
+  const shape = new Checks();
+  checkShape(shape, row);
+  shape.done();
   return withTransaction(db, async (tx) => {
     await checkProducts(tx, schoolId, v.appliesTo ?? null);
     if (await findCouponByCode(tx, schoolId, row.code)) throw codeTaken(row.code);
@@ -245,9 +251,7 @@ export async function updateCoupon(
   id: string,
   input: z.input<typeof CouponPatch>,
 ): Promise<Coupon> {
-  const c = new Checks();
-  const patch = c.parse(CouponPatch, input);
-  c.done();
+  const patch = parseValid(CouponPatch, input);
   const set = columns(patch);
   return withTransaction(db, async (tx) => {
     const current = await tx

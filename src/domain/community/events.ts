@@ -4,7 +4,7 @@ import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, deleteOwned } from '../kernel/checks.ts';
+import { deleteOwned, parseValid } from '../kernel/checks.ts';
 import { HttpUrl, Instant, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { EventsTable } from '../kernel/tables.ts';
@@ -61,14 +61,18 @@ export type EventInput = z.input<typeof EventCreate>;
 /** A change to an event: any of its fields. */
 export const EventPatch = EventFields.partial();
 
-export interface EventFilter {
-  /** Events ending after this instant (e.g. now: upcoming and running). */
-  endsAfter?: string;
-  /** Events starting before this instant. */
-  startsBefore?: string;
-  status?: Event['status'];
-  visibility?: Event['visibility'];
-}
+/** Which events to list: a window of instants, status and visibility. */
+export const EventFilterFields = z
+  .object({
+    /** Events ending after this instant (e.g. now: upcoming and running). */
+    endsAfter: Instant,
+    /** Events starting before this instant. */
+    startsBefore: Instant,
+    status: z.enum(EVENT_STATUSES),
+    visibility: z.enum(EVENT_VISIBILITIES),
+  })
+  .partial();
+export type EventFilter = z.input<typeof EventFilterFields>;
 
 type Row = EventsTable & { registered_count: number | string | null };
 
@@ -130,22 +134,6 @@ function filtered(db: Db | Tx, schoolId: string, filter: EventFilter) {
   return q;
 }
 
-function checkFilter(filter: EventFilter): EventFilter {
-  const c = new Checks();
-  const out: EventFilter = {
-    endsAfter: filter.endsAfter === undefined ? undefined : c.timestamp('endsAfter', filter.endsAfter),
-    startsBefore:
-      filter.startsBefore === undefined ? undefined : c.timestamp('startsBefore', filter.startsBefore),
-    status: filter.status === undefined ? undefined : c.oneOf('status', filter.status, EVENT_STATUSES),
-    visibility:
-      filter.visibility === undefined
-        ? undefined
-        : c.oneOf('visibility', filter.visibility, EVENT_VISIBILITIES),
-  };
-  c.done();
-  return out;
-}
-
 /** Events of the school in start order (ties by id), filtered by time window, status, visibility. */
 export async function listEvents(
   db: Db | Tx,
@@ -153,7 +141,7 @@ export async function listEvents(
   filter: EventFilter = {},
   page: PageParams = {},
 ): Promise<Page<Event>> {
-  const rows = await paginate(filtered(db, schoolId, checkFilter(filter)), page, {
+  const rows = await paginate(filtered(db, schoolId, parseValid(EventFilterFields, filter)), page, {
     table: 'events',
     sortColumn: 'starts_at',
   });
@@ -162,7 +150,7 @@ export async function listEvents(
 
 /** How many events match (GraphQL totalCount). */
 export function countEvents(db: Db | Tx, schoolId: string, filter: EventFilter = {}): Promise<number> {
-  return countRows(filtered(db, schoolId, checkFilter(filter)));
+  return countRows(filtered(db, schoolId, parseValid(EventFilterFields, filter)));
 }
 
 /** Public, scheduled events that have not ended: what anonymous visitors and tools may see. */
@@ -194,9 +182,7 @@ function checkWindow(startsAt: string, endsAt: string): void {
 
 /** Creates an event (public and scheduled unless said otherwise). */
 export async function createEvent(db: Db | Tx, schoolId: string, input: EventInput): Promise<Event> {
-  const c = new Checks();
-  const v = c.parse(EventCreate, input);
-  c.done();
+  const v = parseValid(EventCreate, input);
   checkWindow(v.startsAt, v.endsAt);
   const school = await db.selectFrom('schools').select('id').where('id', '=', schoolId).executeTakeFirst();
   if (!school) throw problems.notFound('No such school.');
@@ -230,9 +216,7 @@ export async function updateEvent(
   id: string,
   input: z.input<typeof EventPatch>,
 ): Promise<Event> {
-  const c = new Checks();
-  const patch = c.parse(EventPatch, input);
-  c.done();
+  const patch = parseValid(EventPatch, input);
   const current = await getEvent(db, schoolId, id);
   checkWindow(patch.startsAt ?? current.startsAt, patch.endsAt ?? current.endsAt);
   if (typeof patch.capacity === 'number' && patch.capacity < current.registeredCount) {
