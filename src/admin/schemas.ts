@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type CamelKey, camelKey, type SnakeKey, snakeKey } from '../domain/kernel/case.ts';
 import { Amount, Count, Currency, Email, HttpUrl, Id, Slug } from '../domain/kernel/fields.ts';
 import { MAX_PAGE_LIMIT } from '../domain/kernel/pagination.ts';
 
@@ -81,15 +82,8 @@ export const Problem = named(
   'An RFC 9457 problem document.',
 );
 
-/** `priceAmount` → `price_amount`, as a type (the one snake_case mapping of the API). */
-export type SnakeKey<S extends string> = S extends `${infer H}${infer T}`
-  ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${SnakeKey<T>}`
-  : S;
-
-/** `price_amount` → `priceAmount`, as a type. */
-export type CamelKey<S extends string> = S extends `${infer H}_${infer T}`
-  ? `${H}${Capitalize<CamelKey<T>>}`
-  : S;
+/** The one snake_case mapping (domain/kernel/case.ts), as the API uses it. */
+export { type CamelKey, camelKey, type SnakeKey, snakeKey };
 
 /** A domain object as the API sends it: snake_case keys, `O` left out. */
 export type Snake<T, O extends string = 'schoolId'> = {
@@ -118,16 +112,6 @@ export function bodyOf<T extends z.ZodRawShape>(
     shape[name] = !onWire ? rule : rule instanceof z.ZodOptional ? onWire.optional() : onWire;
   }
   return z.strictObject(shape as unknown as { [K in keyof T as SnakeKey<K & string>]: T[K] });
-}
-
-/** Converts a camelCase key to snake_case. */
-export function snakeKey(key: string): string {
-  return key.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
-}
-
-/** Converts a snake_case key to camelCase. */
-export function camelKey(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
 /** Shallow key conversion of a domain object to the API's snake_case, dropping `omit` keys. */

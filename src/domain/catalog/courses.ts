@@ -4,6 +4,7 @@ import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
+import { columnsOf } from '../kernel/case.ts';
 import {
   deleteOwned,
   isUniqueViolation,
@@ -285,16 +286,8 @@ export async function updateCourse(
   id: string,
   input: CoursePatchInput,
 ): Promise<Course> {
-  const patch = parseValid(CoursePatch, input);
-  const set: Partial<CoursesTable> = {
-    slug: patch.slug,
-    title: patch.title,
-    description: patch.description,
-    status: patch.status,
-    price_amount: patch.priceAmount,
-    currency: patch.currency,
-    image_url: patch.imageUrl,
-  };
+  const { lecturerIds, ...patch } = parseValid(CoursePatch, input);
+  const set: Partial<CoursesTable> = columnsOf(patch);
   return withTransaction(db, async (tx) => {
     // Concurrent updates of one course queue here, so replacing its lecturers cannot collide.
     await lockRow(tx, 'courses', schoolId, { id });
@@ -303,9 +296,9 @@ export async function updateCourse(
       throw slugTaken('course', set.slug);
     }
     if (set.status === 'published' && !current.publishedAt) set.published_at = isoNow();
-    if (patch.lecturerIds !== undefined) {
-      await checkLecturers(tx, schoolId, patch.lecturerIds);
-      await writeLecturers(tx, id, patch.lecturerIds);
+    if (lecturerIds !== undefined) {
+      await checkLecturers(tx, schoolId, lecturerIds);
+      await writeLecturers(tx, id, lecturerIds);
     }
     try {
       await tx

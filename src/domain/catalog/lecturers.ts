@@ -3,6 +3,7 @@ import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
+import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, lockRow, parseValid, withTransaction } from '../kernel/checks.ts';
 import { HttpUrl, Id, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
@@ -175,14 +176,7 @@ export async function updateLecturer(
     if (patch.userId) await checkUser(tx, schoolId, patch.userId, id);
     await tx
       .updateTable('lecturers')
-      .set({
-        name: patch.name,
-        user_id: patch.userId,
-        headline: patch.headline,
-        bio: patch.bio,
-        avatar_url: patch.avatarUrl,
-        updated_at: isoNow(),
-      })
+      .set({ ...columnsOf(patch), updated_at: isoNow() })
       .where('school_id', '=', schoolId)
       .where('id', '=', id)
       .execute();

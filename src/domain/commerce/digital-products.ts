@@ -5,6 +5,7 @@ import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
+import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, parseValid, withTransaction } from '../kernel/checks.ts';
 import { Amount, Currency, Id, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
@@ -155,15 +156,7 @@ export async function updateDigitalProduct(
       throw problems.validation([{ field: 'fileId', message: 'is required to publish' }]);
     await tx
       .updateTable('digital_products')
-      .set({
-        title: patch.title,
-        description: patch.description,
-        price_amount: patch.priceAmount,
-        currency: patch.currency,
-        file_id: patch.fileId,
-        status: patch.status,
-        updated_at: isoNow(),
-      })
+      .set({ ...columnsOf(patch), updated_at: isoNow() })
       .where('id', '=', id)
       .execute();
     return getDigitalProduct(tx, schoolId, id);

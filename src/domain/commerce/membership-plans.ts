@@ -3,6 +3,7 @@ import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
+import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, parseValid, withTransaction } from '../kernel/checks.ts';
 import { Amount, Currency, Id, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
@@ -194,24 +195,16 @@ export async function updateMembershipPlan(
   id: string,
   input: z.input<typeof MembershipPlanPatch>,
 ): Promise<MembershipPlan> {
-  const patch = parseValid(MembershipPlanPatch, input);
+  const { courseIds, ...patch } = parseValid(MembershipPlanPatch, input);
   return withTransaction(db, async (tx) => {
     await getMembershipPlan(tx, schoolId, id);
     await tx
       .updateTable('membership_plans')
-      .set({
-        name: patch.name,
-        description: patch.description,
-        interval: patch.interval,
-        price_amount: patch.priceAmount,
-        currency: patch.currency,
-        status: patch.status,
-        updated_at: isoNow(),
-      })
+      .set({ ...columnsOf(patch), updated_at: isoNow() })
       .where('school_id', '=', schoolId)
       .where('id', '=', id)
       .execute();
-    if (patch.courseIds !== undefined) await setCourses(tx, schoolId, id, patch.courseIds);
+    if (courseIds !== undefined) await setCourses(tx, schoolId, id, courseIds);
     return getMembershipPlan(tx, schoolId, id);
   });
 }

@@ -4,6 +4,7 @@ import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
+import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, parseValid } from '../kernel/checks.ts';
 import { HttpUrl, Instant, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
@@ -226,18 +227,7 @@ export async function updateEvent(
   }
   await db
     .updateTable('events')
-    .set({
-      title: patch.title,
-      description: patch.description,
-      starts_at: patch.startsAt,
-      ends_at: patch.endsAt,
-      capacity: patch.capacity,
-      online_url: patch.onlineUrl,
-      location: patch.location,
-      visibility: patch.visibility,
-      status: patch.status,
-      updated_at: isoNow(),
-    })
+    .set({ ...columnsOf(patch), updated_at: isoNow() })
     .where('school_id', '=', schoolId)
     .where('id', '=', id)
     .execute();

@@ -4,6 +4,7 @@ import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
+import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, isUniqueViolation, parseValid, slugTaken, withTransaction } from '../kernel/checks.ts';
 import { Id, Slug, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
@@ -151,13 +152,7 @@ export async function updatePost(
   input: z.input<typeof PostPatch>,
 ): Promise<Post> {
   const patch = parseValid(PostPatch, input);
-  const set: Partial<PostsTable> = {
-    title: patch.title,
-    slug: patch.slug,
-    body: patch.body,
-    status: patch.status,
-    author_user_id: patch.authorUserId,
-  };
+  const set: Partial<PostsTable> = columnsOf(patch);
   return withTransaction(db, async (tx) => {
     const current = await getPost(tx, schoolId, id);
     if (set.author_user_id) await checkAuthor(tx, schoolId, set.author_user_id);
