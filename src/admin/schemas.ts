@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Amount, Count, Currency, Email, HttpUrl, Slug } from '../domain/kernel/fields.ts';
+import { type CamelKey, camelKey, type SnakeKey, snakeKey } from '../domain/kernel/case.ts';
+import { Amount, Count, Currency, Email, HttpUrl, Id, Slug } from '../domain/kernel/fields.ts';
 import { MAX_PAGE_LIMIT } from '../domain/kernel/pagination.ts';
 
 /**
@@ -16,14 +17,11 @@ export function named<T extends z.ZodType>(id: string, schema: T, description?: 
   return schema;
 }
 
-/** A resource id as this API issues them (prefix, underscore, 26 base32 characters). */
-export const Id = z.string().min(1).max(64);
-
 /** ISO 8601 UTC date-time, as every timestamp is sent and received. */
 export const Timestamp = z.iso.datetime({ offset: true });
 
 /** The shared field rules (domain/fields.ts), under the names the operations use. */
-export { Amount, Count, Currency, Email, HttpUrl, Slug };
+export { Amount, Count, Currency, Email, HttpUrl, Id, Slug };
 
 /** Page query every list accepts: `limit` 1..100 (never clamped) and an opaque `cursor`. */
 export const PageQuery = {
@@ -84,15 +82,8 @@ export const Problem = named(
   'An RFC 9457 problem document.',
 );
 
-/** `priceAmount` → `price_amount`, as a type (the one snake_case mapping of the API). */
-export type SnakeKey<S extends string> = S extends `${infer H}${infer T}`
-  ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${SnakeKey<T>}`
-  : S;
-
-/** `price_amount` → `priceAmount`, as a type. */
-export type CamelKey<S extends string> = S extends `${infer H}_${infer T}`
-  ? `${H}${Capitalize<CamelKey<T>>}`
-  : S;
+/** The one snake_case mapping (domain/kernel/case.ts), as the API uses it. */
+export { type CamelKey, camelKey, type SnakeKey, snakeKey };
 
 /** A domain object as the API sends it: snake_case keys, `O` left out. */
 export type Snake<T, O extends string = 'schoolId'> = {
@@ -102,14 +93,25 @@ export type Snake<T, O extends string = 'schoolId'> = {
 /** An API body as the domain takes it: camelCase keys. */
 export type Camel<T> = { [K in keyof T as CamelKey<K & string>]: T[K] };
 
-/** Converts a camelCase key to snake_case. */
-export function snakeKey(key: string): string {
-  return key.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
-}
-
-/** Converts a snake_case key to camelCase. */
-export function camelKey(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/**
+ * An entity's fields (camelCase, written once beside its domain module) as a request body of this
+ * API: the same rules under snake_case keys, unknown keys refused. Pick or partial the fields
+ * first; the domain parses the camelCase body (`toCamel`) with the same fields. `wire` names the
+ * few fields whose form on the wire is stricter than the domain's (an instant is a `Timestamp`
+ * with an offset here, while the domain also takes a bare date); they keep the field's optionality.
+ */
+export function bodyOf<T extends z.ZodRawShape>(
+  fields: z.ZodObject<T>,
+  wire: { [K in keyof T as SnakeKey<K & string>]?: z.ZodType } = {},
+) {
+  const shape: Record<string, z.ZodType> = {};
+  const wired: Record<string, z.ZodType | undefined> = wire;
+  for (const [key, rule] of Object.entries(fields.shape) as Array<[string, z.ZodType]>) {
+    const name = snakeKey(key);
+    const onWire = wired[name];
+    shape[name] = !onWire ? rule : rule instanceof z.ZodOptional ? onWire.optional() : onWire;
+  }
+  return z.strictObject(shape as unknown as { [K in keyof T as SnakeKey<K & string>]: T[K] });
 }
 
 /** Shallow key conversion of a domain object to the API's snake_case, dropping `omit` keys. */

@@ -2,18 +2,20 @@ import { z } from 'zod';
 import {
   COUPON_KINDS,
   type Coupon,
+  CouponCreate,
+  CouponPatch,
   createCoupon,
   deleteCoupon,
   getCoupon,
   listCoupons,
-  PRODUCT_TYPES,
+  ProductRefFields,
   updateCoupon,
 } from '../../domain/commerce/coupons.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,
-  Count,
+  bodyOf,
   Currency,
   Id,
   named,
@@ -25,8 +27,6 @@ import {
   toCamel,
   toSnake,
 } from '../schemas.ts';
-
-const ProductRef = z.object({ type: z.enum(PRODUCT_TYPES), id: Id });
 
 const CouponSchema = named(
   'Coupon',
@@ -40,7 +40,7 @@ const CouponSchema = named(
     max_redemptions: z.number().int().nullable(),
     redemptions_count: z.number().int(),
     expires_at: Timestamp.nullable(),
-    applies_to: z.array(ProductRef).nullable().describe('Null: every product.'),
+    applies_to: z.array(ProductRefFields).nullable().describe('Null: every product.'),
     active: z.boolean(),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -50,34 +50,9 @@ const CouponSchema = named(
 
 const present = (c: Coupon) => toSnake(c);
 
-const fields = {
-  code: z
-    .string()
-    .trim()
-    .min(1)
-    .max(40)
-    .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, - or _')
-    .describe('Case-insensitive; stored upper-cased.'),
-  kind: z.enum(COUPON_KINDS),
-  percent_off: z.number().int().min(1).max(100).nullable().describe('For `percent` coupons.'),
-  amount_off: Amount.min(1).nullable().describe('For `fixed` coupons, in minor units of `currency`.'),
-  currency: Currency.nullable(),
-  max_redemptions: Count.min(1).nullable(),
-  expires_at: Timestamp.nullable(),
-  applies_to: z.array(ProductRef).max(100).nullable(),
-  active: z.boolean(),
-};
-const CreateBody = z.strictObject({
-  ...fields,
-  percent_off: fields.percent_off.optional(),
-  amount_off: fields.amount_off.optional(),
-  currency: fields.currency.optional(),
-  max_redemptions: fields.max_redemptions.optional(),
-  expires_at: fields.expires_at.optional(),
-  applies_to: fields.applies_to.optional(),
-  active: fields.active.optional(),
-});
-const UpdateBody = z.strictObject(fields).partial();
+const instants = { expires_at: Timestamp.nullable() };
+const CreateBody = bodyOf(CouponCreate, instants);
+const UpdateBody = bodyOf(CouponPatch, instants);
 const ById = z.strictObject({ coupon_id: Id });
 
 const example = {

@@ -2,25 +2,25 @@ import { z } from 'zod';
 import {
   COURSE_STATUSES,
   type Course,
+  CourseCreate,
+  CoursePatch,
   createCourse,
   deleteCourse,
   getCourse,
   listCourses,
   updateCourse,
 } from '../../domain/catalog/courses.ts';
-import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,
+  bodyOf,
   Currency,
-  HttpUrl,
   Id,
   named,
   PageQuery,
   pageOf,
   SearchQuery,
-  Slug,
   Timestamp,
   toCamel,
   toSnake,
@@ -46,16 +46,6 @@ export const CourseSchema = named(
 );
 const present = (c: Course) => toSnake(c);
 
-const fields = {
-  slug: Slug,
-  title: Text(200),
-  description: z.string().max(20_000),
-  status: z.enum(COURSE_STATUSES),
-  price_amount: Amount,
-  currency: Currency,
-  image_url: HttpUrl.nullable(),
-  lecturer_ids: z.array(Id).max(20).describe('Lecturers of this school, in display order.'),
-};
 const ById = z.strictObject({ course_id: Id });
 const example = {
   id: 'crs_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -125,15 +115,7 @@ export const courseOperations = [
     method: 'POST',
     path: '/api/v1/courses',
     input: {
-      body: z.strictObject({
-        ...fields,
-        description: fields.description.optional(),
-        status: fields.status.optional(),
-        price_amount: fields.price_amount.optional(),
-        currency: fields.currency.optional(),
-        image_url: fields.image_url.optional(),
-        lecturer_ids: fields.lecturer_ids.optional(),
-      }),
+      body: bodyOf(CourseCreate),
     },
     output: CourseSchema,
     status: 201,
@@ -157,7 +139,7 @@ export const courseOperations = [
     scope: 'courses:write',
     method: 'PATCH',
     path: '/api/v1/courses/{course_id}',
-    input: { params: ById, body: z.strictObject(fields).partial() },
+    input: { params: ById, body: bodyOf(CoursePatch) },
     output: CourseSchema,
     etag: true,
     current: get.handler,

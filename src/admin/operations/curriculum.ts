@@ -12,12 +12,19 @@ import {
   updateLecture,
   updateSection,
 } from '../../domain/catalog/curriculum.ts';
-import { LECTURE_TYPES, type Lecture, type Section } from '../../domain/catalog/curriculum-rows.ts';
-import { Text } from '../../domain/kernel/fields.ts';
+import {
+  LECTURE_TYPES,
+  type Lecture,
+  LectureCreate,
+  LecturePatch,
+  type Section,
+  SectionCreate,
+  SectionPatch,
+} from '../../domain/catalog/curriculum-rows.ts';
 import { requireSchoolFile } from '../../domain/school/storage.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
-import { HttpUrl, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
+import { bodyOf, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
 
 const LectureSchema = named(
   'Lecture',
@@ -60,21 +67,6 @@ const CurriculumSchema = named(
 const presentLecture = (l: Lecture) => toSnake(l);
 const presentSection = (s: Section) => ({ ...toSnake(s), lectures: s.lectures.map(presentLecture) });
 
-const lectureFields = {
-  title: Text(200),
-  type: z.enum(LECTURE_TYPES),
-  duration_seconds: z.number().int().min(0).max(1_000_000),
-  is_free_preview: z.boolean(),
-  body: z.string().max(200_000).nullable(),
-  video_url: HttpUrl.nullable(),
-  file_id: Id.nullable().describe('A file of the school’s store.'),
-};
-const Position = z
-  .number()
-  .int()
-  .min(1)
-  .max(10_000)
-  .describe('1-based; omitted appends, later items shift down.');
 const ByCourse = z.strictObject({ course_id: Id });
 const BySection = z.strictObject({ section_id: Id });
 const ByLecture = z.strictObject({ lecture_id: Id });
@@ -159,7 +151,7 @@ export const curriculumOperations = [
     path: '/api/v1/courses/{course_id}/sections',
     input: {
       params: ByCourse,
-      body: z.strictObject({ title: lectureFields.title, position: Position.optional() }),
+      body: bodyOf(SectionCreate),
     },
     output: SectionSchema,
     status: 201,
@@ -175,7 +167,7 @@ export const curriculumOperations = [
     scope: 'curriculum:write',
     method: 'PATCH',
     path: '/api/v1/sections/{section_id}',
-    input: { params: BySection, body: z.strictObject({ title: lectureFields.title }).partial() },
+    input: { params: BySection, body: bodyOf(SectionPatch) },
     output: SectionSchema,
     etag: true,
     current: getSectionOp.handler,
@@ -215,16 +207,7 @@ export const curriculumOperations = [
     path: '/api/v1/sections/{section_id}/lectures',
     input: {
       params: BySection,
-      body: z.strictObject({
-        title: lectureFields.title,
-        type: lectureFields.type,
-        duration_seconds: lectureFields.duration_seconds.optional(),
-        is_free_preview: lectureFields.is_free_preview.optional(),
-        body: lectureFields.body.optional(),
-        video_url: lectureFields.video_url.optional(),
-        file_id: lectureFields.file_id.optional(),
-        position: Position.optional(),
-      }),
+      body: bodyOf(LectureCreate),
     },
     output: LectureSchema,
     status: 201,
@@ -250,7 +233,7 @@ export const curriculumOperations = [
     scope: 'curriculum:write',
     method: 'PATCH',
     path: '/api/v1/lectures/{lecture_id}',
-    input: { params: ByLecture, body: z.strictObject(lectureFields).partial() },
+    input: { params: ByLecture, body: bodyOf(LecturePatch) },
     output: LectureSchema,
     etag: true,
     current: getLectureOp.handler,

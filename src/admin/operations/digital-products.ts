@@ -2,17 +2,19 @@ import { z } from 'zod';
 import {
   createDigitalProduct,
   type DigitalProduct,
+  DigitalProductCreate,
+  DigitalProductPatch,
   deleteDigitalProduct,
   getDigitalProduct,
   listDigitalProducts,
   PRODUCT_STATUSES,
   updateDigitalProduct,
 } from '../../domain/commerce/digital-products.ts';
-import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
   Amount,
+  bodyOf,
   Currency,
   Id,
   named,
@@ -40,14 +42,6 @@ const ProductSchema = named(
   'A downloadable product.',
 );
 const present = (p: DigitalProduct) => toSnake(p);
-const fields = {
-  title: Text(200),
-  description: z.string().max(20_000),
-  price_amount: Amount,
-  currency: Currency,
-  file_id: Id.nullable(),
-  status: z.enum(PRODUCT_STATUSES),
-};
 const ById = z.strictObject({ digital_product_id: Id });
 const example = {
   id: 'dpr_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -110,13 +104,7 @@ export const digitalProductOperations = [
     method: 'POST',
     path: '/api/v1/digital-products',
     input: {
-      body: z.strictObject({
-        ...fields,
-        description: fields.description.optional(),
-        currency: fields.currency.optional(),
-        file_id: fields.file_id.optional(),
-        status: fields.status.optional(),
-      }),
+      body: bodyOf(DigitalProductCreate),
     },
     output: ProductSchema,
     status: 201,
@@ -134,7 +122,7 @@ export const digitalProductOperations = [
     scope: 'digital_products:write',
     method: 'PATCH',
     path: '/api/v1/digital-products/{digital_product_id}',
-    input: { params: ById, body: z.strictObject(fields).partial() },
+    input: { params: ById, body: bodyOf(DigitalProductPatch) },
     output: ProductSchema,
     etag: true,
     current: get.handler,

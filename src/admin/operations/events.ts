@@ -11,15 +11,16 @@ import {
   EVENT_STATUSES,
   EVENT_VISIBILITIES,
   type Event,
+  EventCreate,
+  EventPatch,
   getEvent,
   listEvents,
   updateEvent,
 } from '../../domain/community/events.ts';
-import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation } from '../define-operation.ts';
-import { HttpUrl, Id, named, PageQuery, pageOf, QueryBool, Timestamp, toCamel, toSnake } from '../schemas.ts';
+import { bodyOf, Id, named, PageQuery, pageOf, QueryBool, Timestamp, toCamel, toSnake } from '../schemas.ts';
 
 const EventSchema = named(
   'Event',
@@ -58,17 +59,7 @@ const RegistrationSchema = named(
 const present = (e: Event) => toSnake(e);
 const presentRegistration = (r: EventRegistration) => ({ ...toSnake(r), event: toSnake(r.event, []) });
 
-const fields = {
-  title: Text(200),
-  description: z.string().max(20_000),
-  starts_at: Timestamp,
-  ends_at: Timestamp,
-  capacity: z.number().int().min(1).max(1_000_000).nullable(),
-  online_url: HttpUrl.nullable(),
-  location: z.string().max(500).nullable(),
-  visibility: z.enum(EVENT_VISIBILITIES),
-  status: z.enum(EVENT_STATUSES),
-};
+const instants = { starts_at: Timestamp, ends_at: Timestamp };
 const ById = z.strictObject({ event_id: Id });
 const example = {
   id: 'evt_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -144,15 +135,7 @@ export const eventOperations = [
     method: 'POST',
     path: '/api/v1/events',
     input: {
-      body: z.strictObject({
-        ...fields,
-        description: fields.description.optional(),
-        capacity: fields.capacity.optional(),
-        online_url: fields.online_url.optional(),
-        location: fields.location.optional(),
-        visibility: fields.visibility.optional(),
-        status: fields.status.optional(),
-      }),
+      body: bodyOf(EventCreate, instants),
     },
     output: EventSchema,
     status: 201,
@@ -176,7 +159,7 @@ export const eventOperations = [
     scope: 'events:write',
     method: 'PATCH',
     path: '/api/v1/events/{event_id}',
-    input: { params: ById, body: z.strictObject(fields).partial() },
+    input: { params: ById, body: bodyOf(EventPatch, instants) },
     output: EventSchema,
     etag: true,
     current: get.handler,

@@ -4,13 +4,14 @@ import {
   deleteLecturer,
   getLecturer,
   type Lecturer,
+  LecturerCreate,
+  LecturerPatch,
   listLecturers,
   updateLecturer,
 } from '../../domain/catalog/lecturers.ts';
-import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
-import { HttpUrl, Id, named, PageQuery, pageOf, Timestamp, toCamel, toSnake } from '../schemas.ts';
+import { bodyOf, Id, named, PageQuery, pageOf, Timestamp, toCamel, toSnake } from '../schemas.ts';
 
 const LecturerSchema = named(
   'Lecturer',
@@ -28,13 +29,6 @@ const LecturerSchema = named(
   'A lecturer’s profile and courses.',
 );
 const present = (l: Lecturer) => toSnake(l);
-const fields = {
-  name: Text(200),
-  user_id: Id.nullable().describe('A member of the school; one profile per member.'),
-  headline: z.string().max(200).nullable(),
-  bio: z.string().max(20_000).nullable(),
-  avatar_url: HttpUrl.nullable(),
-};
 const ById = z.strictObject({ lecturer_id: Id });
 
 const get = defineOperation({
@@ -93,13 +87,7 @@ export const lecturerOperations = [
     method: 'POST',
     path: '/api/v1/lecturers',
     input: {
-      body: z.strictObject({
-        name: fields.name,
-        user_id: fields.user_id.optional(),
-        headline: fields.headline.optional(),
-        bio: fields.bio.optional(),
-        avatar_url: fields.avatar_url.optional(),
-      }),
+      body: bodyOf(LecturerCreate),
     },
     output: LecturerSchema,
     status: 201,
@@ -113,7 +101,7 @@ export const lecturerOperations = [
     scope: 'lecturers:write',
     method: 'PATCH',
     path: '/api/v1/lecturers/{lecturer_id}',
-    input: { params: ById, body: z.strictObject(fields).partial() },
+    input: { params: ById, body: bodyOf(LecturerPatch) },
     output: LecturerSchema,
     etag: true,
     current: get.handler,

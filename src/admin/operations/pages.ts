@@ -5,12 +5,14 @@ import {
   getSitePage,
   listSitePages,
   type SitePage,
+  SitePageCreate,
+  SitePagePatch,
   updateSitePage,
 } from '../../domain/community/pages.ts';
-import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
+  bodyOf,
   HttpUrl,
   Id,
   named,
@@ -18,7 +20,6 @@ import {
   pageOf,
   QueryBool,
   SearchQuery,
-  Slug,
   Timestamp,
   toCamel,
   toSnake,
@@ -77,12 +78,7 @@ const PageSchema = named(
 );
 const present = (p: SitePage) => toSnake(p);
 
-const fields = {
-  slug: Slug,
-  title: Text(200),
-  blocks: z.array(Block).max(200),
-  published: z.boolean(),
-};
+const structured = { blocks: z.array(Block).max(200) };
 const ById = z.strictObject({ page_id: Id });
 const example = {
   id: 'pag_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -140,11 +136,7 @@ export const pageOperations = [
     method: 'POST',
     path: '/api/v1/pages',
     input: {
-      body: z.strictObject({
-        ...fields,
-        blocks: fields.blocks.optional(),
-        published: fields.published.optional(),
-      }),
+      body: bodyOf(SitePageCreate, structured),
     },
     output: PageSchema,
     status: 201,
@@ -162,7 +154,7 @@ export const pageOperations = [
     scope: 'pages:write',
     method: 'PATCH',
     path: '/api/v1/pages/{page_id}',
-    input: { params: ById, body: z.strictObject(fields).partial() },
+    input: { params: ById, body: bodyOf(SitePagePatch, structured) },
     output: PageSchema,
     etag: true,
     current: get.handler,

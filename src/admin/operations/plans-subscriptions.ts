@@ -5,6 +5,8 @@ import {
   getMembershipPlan,
   listMembershipPlans,
   type MembershipPlan,
+  MembershipPlanCreate,
+  MembershipPlanPatch,
   PLAN_INTERVALS,
   PLAN_STATUSES,
   updateMembershipPlan,
@@ -16,10 +18,20 @@ import {
   SUBSCRIPTION_STATUSES,
   type Subscription,
 } from '../../domain/commerce/subscriptions.ts';
-import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
-import { Amount, Currency, Id, named, PageQuery, pageOf, Timestamp, toCamel, toSnake } from '../schemas.ts';
+import {
+  Amount,
+  bodyOf,
+  Currency,
+  Id,
+  named,
+  PageQuery,
+  pageOf,
+  Timestamp,
+  toCamel,
+  toSnake,
+} from '../schemas.ts';
 
 const PlanSchema = named(
   'MembershipPlan',
@@ -64,15 +76,6 @@ const SubscriptionSchema = named(
 const presentPlan = (p: MembershipPlan) => toSnake(p);
 const presentSubscription = (s: Subscription) => ({ ...toSnake(s), plan: toSnake(s.plan, []) });
 
-const fields = {
-  name: Text(200),
-  description: z.string().max(20_000),
-  interval: z.enum(PLAN_INTERVALS),
-  price_amount: Amount,
-  currency: Currency,
-  status: z.enum(PLAN_STATUSES),
-  course_ids: z.array(Id).max(500).describe('Courses of this school the plan includes.'),
-};
 const ByPlan = z.strictObject({ membership_plan_id: Id });
 const BySubscription = z.strictObject({ subscription_id: Id });
 
@@ -129,13 +132,7 @@ export const planSubscriptionOperations = [
     method: 'POST',
     path: '/api/v1/membership-plans',
     input: {
-      body: z.strictObject({
-        ...fields,
-        description: fields.description.optional(),
-        currency: fields.currency.optional(),
-        status: fields.status.optional(),
-        course_ids: fields.course_ids.optional(),
-      }),
+      body: bodyOf(MembershipPlanCreate),
     },
     output: PlanSchema,
     status: 201,
@@ -159,7 +156,7 @@ export const planSubscriptionOperations = [
     scope: 'membership_plans:write',
     method: 'PATCH',
     path: '/api/v1/membership-plans/{membership_plan_id}',
-    input: { params: ByPlan, body: z.strictObject(fields).partial() },
+    input: { params: ByPlan, body: bodyOf(MembershipPlanPatch) },
     output: PlanSchema,
     etag: true,
     current: getPlan.handler,

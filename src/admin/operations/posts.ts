@@ -6,12 +6,23 @@ import {
   listPosts,
   POST_STATUSES,
   type Post,
+  PostCreate,
+  PostPatch,
   updatePost,
 } from '../../domain/community/posts.ts';
-import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
-import { Id, named, PageQuery, pageOf, SearchQuery, Slug, Timestamp, toCamel, toSnake } from '../schemas.ts';
+import {
+  bodyOf,
+  Id,
+  named,
+  PageQuery,
+  pageOf,
+  SearchQuery,
+  Timestamp,
+  toCamel,
+  toSnake,
+} from '../schemas.ts';
 
 const PostSchema = named(
   'Post',
@@ -30,13 +41,6 @@ const PostSchema = named(
 );
 const present = (p: Post) => toSnake(p);
 
-const fields = {
-  title: Text(200),
-  slug: Slug,
-  body: z.string().max(200_000),
-  status: z.enum(POST_STATUSES),
-  author_user_id: Id.nullable().describe('A member of the school; defaults to the caller on create.'),
-};
 const ById = z.strictObject({ post_id: Id });
 const example = {
   id: 'pst_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -100,12 +104,7 @@ export const postOperations = [
     method: 'POST',
     path: '/api/v1/posts',
     input: {
-      body: z.strictObject({
-        ...fields,
-        body: fields.body.optional(),
-        status: fields.status.optional(),
-        author_user_id: fields.author_user_id.optional(),
-      }),
+      body: bodyOf(PostCreate),
     },
     output: PostSchema,
     status: 201,
@@ -133,7 +132,7 @@ export const postOperations = [
     scope: 'posts:write',
     method: 'PATCH',
     path: '/api/v1/posts/{post_id}',
-    input: { params: ById, body: z.strictObject(fields).partial() },
+    input: { params: ById, body: bodyOf(PostPatch) },
     output: PostSchema,
     etag: true,
     current: get.handler,

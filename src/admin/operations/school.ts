@@ -1,17 +1,21 @@
 import { z } from 'zod';
-import { Text } from '../../domain/kernel/fields.ts';
-import { type Appearance, FONTS, getAppearance, updateAppearance } from '../../domain/school/appearance.ts';
 import {
-  canonicalLocale,
+  type Appearance,
+  AppearanceFields,
+  FONTS,
+  getAppearance,
+  updateAppearance,
+} from '../../domain/school/appearance.ts';
+import {
   getSchoolSettings,
-  isTimeZone,
   type SchoolSettings,
+  SchoolSettingsFields,
   updateSchoolSettings,
 } from '../../domain/school/school-settings.ts';
 import { BETA_FEATURES } from '../../domain/school/schools.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
-import { Currency, Email, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
+import { bodyOf, Currency, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
 
 const SchoolSchema = named(
   'School',
@@ -48,8 +52,6 @@ const presentAppearance = (ctx: OperationContext, a: Appearance) => ({
   ...toSnake(a, []),
   logo_url: a.logoFileId ? `${ctx.app.config.baseUrl}/api/v1/storage/files/${a.logoFileId}/content` : null,
 });
-
-const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1f4b99');
 
 const getSchool = defineOperation({
   name: 'school.get',
@@ -111,28 +113,7 @@ export const schoolOperations = [
     method: 'PATCH',
     path: '/api/v1/school',
     input: {
-      body: z
-        .strictObject({
-          name: Text(120),
-          subdomain: z
-            .string()
-            .regex(
-              /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
-              'must be a DNS label: a-z, 0-9 and inner hyphens',
-            ),
-          locale: z
-            .string()
-            .max(35)
-            .refine(
-              (v) => canonicalLocale(v) !== undefined,
-              'must be a BCP 47 language tag, e.g. en or pt-BR',
-            ),
-          timezone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone, e.g. Europe/Berlin'),
-          currency: Currency,
-          contact_email: Email.nullable(),
-          beta_features: z.array(z.enum(BETA_FEATURES)),
-        })
-        .partial(),
+      body: bodyOf(SchoolSettingsFields),
     },
     output: SchoolSchema,
     etag: true,
@@ -150,14 +131,7 @@ export const schoolOperations = [
     method: 'PATCH',
     path: '/api/v1/appearance',
     input: {
-      body: z
-        .strictObject({
-          primary_color: Color,
-          accent_color: Color,
-          font: z.enum(FONTS),
-          logo_file_id: Id.nullable(),
-        })
-        .partial(),
+      body: bodyOf(AppearanceFields),
     },
     output: AppearanceSchema,
     etag: true,

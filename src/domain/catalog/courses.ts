@@ -1,16 +1,19 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
+import { columnsOf } from '../kernel/case.ts';
 import {
-  Checks,
   deleteOwned,
   isUniqueViolation,
   lockRow,
+  parseValid,
   slugTaken,
   withTransaction,
 } from '../kernel/checks.ts';
+import { Amount, Currency, HttpUrl, Id, Slug, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { CoursesTable } from '../kernel/tables.ts';
 
@@ -34,17 +37,33 @@ export interface Course {
   updatedAt: string;
 }
 
-export interface CourseInput {
-  slug: string;
-  title: string;
-  description?: string;
-  status?: CourseStatus;
-  priceAmount?: number;
+/** A course's fields as a client writes them: each rule once (the admin API derives its bodies). */
+export const CourseFields = z.object({
+  slug: Slug,
+  title: Text(200),
+  description: z.string().max(20_000),
+  status: z.enum(COURSE_STATUSES),
+  priceAmount: Amount,
   /** Defaults to the school's currency. */
-  currency?: string;
-  imageUrl?: string | null;
-  lecturerIds?: string[];
-}
+  currency: Currency,
+  imageUrl: HttpUrl.nullable(),
+  lecturerIds: z.array(Id).max(20).describe('Lecturers of this school, in display order.'),
+});
+
+/** A new course: slug and title; the rest defaults (draft, free, the school's currency). */
+export const CourseCreate = CourseFields.partial({
+  description: true,
+  status: true,
+  priceAmount: true,
+  currency: true,
+  imageUrl: true,
+  lecturerIds: true,
+});
+export type CourseInput = z.input<typeof CourseCreate>;
+
+/** A change to a course: any of its fields. */
+export const CoursePatch = CourseFields.partial();
+export type CoursePatchInput = z.input<typeof CoursePatch>;
 
 export interface CourseFilter {
   status?: CourseStatus;
@@ -126,16 +145,15 @@ async function writeLecturers(db: Db | Tx, courseId: string, ids: readonly strin
 
 /** Creates a course; its slug must be unique in the school (409 `slug_taken`). */
 export async function createCourse(db: Db | Tx, schoolId: string, input: CourseInput): Promise<Course> {
-  const c = new Checks();
-  const slug = c.slug('slug', input.slug);
-  const title = c.text('title', input.title);
-  const description =
-    input.description === undefined ? '' : (c.optionalText('description', input.description) ?? '');
-  const status = input.status === undefined ? 'draft' : c.oneOf('status', input.status, COURSE_STATUSES);
-  const priceAmount = input.priceAmount === undefined ? 0 : c.amount('priceAmount', input.priceAmount);
-  const imageUrl = c.url('imageUrl', input.imageUrl);
-  const currencyIn = input.currency === undefined ? undefined : c.currency('currency', input.currency);
-  c.done();
+  const {
+    slug,
+    title,
+    description = '',
+    status = 'draft',
+    priceAmount = 0,
+    ...v
+  } = parseValid(CourseCreate, input);
+  const lecturerIds = v.lecturerIds ?? [];
   return withTransaction(db, async (tx) => {
     const school = await tx
       .selectFrom('schools')
@@ -144,7 +162,7 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
       .executeTakeFirst();
     if (!school) throw problems.notFound('No such school.');
     if (await findCourseBySlug(tx, schoolId, slug)) throw slugTaken('course', slug);
-    await checkLecturers(tx, schoolId, input.lecturerIds ?? []);
+    await checkLecturers(tx, schoolId, lecturerIds);
     const now = isoNow();
     const row: CoursesTable = {
       id: newId('crs'),
@@ -154,8 +172,8 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
       description,
       status,
       price_amount: priceAmount,
-      currency: currencyIn ?? school.currency,
-      image_url: imageUrl,
+      currency: v.currency ?? school.currency,
+      image_url: v.imageUrl ?? null,
       published_at: status === 'published' ? now : null,
       created_at: now,
       updated_at: now,
@@ -166,7 +184,7 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
       if (isUniqueViolation(err)) throw slugTaken('course', slug);
       throw err;
     }
-    await writeLecturers(tx, row.id, input.lecturerIds ?? []);
+    await writeLecturers(tx, row.id, lecturerIds);
     return (await getCourse(tx, schoolId, row.id))!;
   });
 }
@@ -266,19 +284,10 @@ export async function updateCourse(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: Partial<CourseInput>,
+  input: CoursePatchInput,
 ): Promise<Course> {
-  const c = new Checks();
-  const set: Partial<CoursesTable> = {};
-  if (patch.slug !== undefined) set.slug = c.slug('slug', patch.slug);
-  if (patch.title !== undefined) set.title = c.text('title', patch.title);
-  if (patch.description !== undefined)
-    set.description = c.optionalText('description', patch.description) ?? '';
-  if (patch.status !== undefined) set.status = c.oneOf('status', patch.status, COURSE_STATUSES);
-  if (patch.priceAmount !== undefined) set.price_amount = c.amount('priceAmount', patch.priceAmount);
-  if (patch.currency !== undefined) set.currency = c.currency('currency', patch.currency);
-  if (patch.imageUrl !== undefined) set.image_url = c.url('imageUrl', patch.imageUrl);
-  c.done();
+  const { lecturerIds, ...patch } = parseValid(CoursePatch, input);
+  const set: Partial<CoursesTable> = columnsOf(patch);
   return withTransaction(db, async (tx) => {
     // Concurrent updates of one course queue here, so replacing its lecturers cannot collide.
     await lockRow(tx, 'courses', schoolId, { id });
@@ -287,9 +296,9 @@ export async function updateCourse(
       throw slugTaken('course', set.slug);
     }
     if (set.status === 'published' && !current.publishedAt) set.published_at = isoNow();
-    if (patch.lecturerIds !== undefined) {
-      await checkLecturers(tx, schoolId, patch.lecturerIds);
-      await writeLecturers(tx, id, patch.lecturerIds);
+    if (lecturerIds !== undefined) {
+      await checkLecturers(tx, schoolId, lecturerIds);
+      await writeLecturers(tx, id, lecturerIds);
     }
     try {
       await tx

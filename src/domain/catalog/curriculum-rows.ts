@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { flag, lockRow } from '../kernel/checks.ts';
+import { HttpUrl, Id, Text } from '../kernel/fields.ts';
 import type { LecturesTable, SectionsTable } from '../kernel/tables.ts';
 
 /*
@@ -40,17 +42,45 @@ export interface Section {
   updatedAt: string;
 }
 
-export interface LectureInput {
-  title: string;
-  type: LectureType;
-  durationSeconds?: number;
-  isFreePreview?: boolean;
-  body?: string | null;
-  videoUrl?: string | null;
-  fileId?: string | null;
-  /** 1-based; omitted appends. Later lectures shift down. */
-  position?: number;
-}
+/** A 1-based place among a course's sections or a section's lectures. */
+export const Position = z
+  .number()
+  .int()
+  .min(1)
+  .max(10_000)
+  .describe('1-based; omitted appends, later items shift down.');
+
+/** A section's fields as a client writes them. */
+export const SectionFields = z.object({ title: Text(200), position: Position });
+export const SectionCreate = SectionFields.partial({ position: true });
+export const SectionPatch = SectionFields.pick({ title: true }).partial();
+
+/** A lecture's fields as a client writes them: each rule once (the admin API derives its bodies). */
+export const LectureFields = z.object({
+  title: Text(200),
+  type: z.enum(LECTURE_TYPES),
+  durationSeconds: z.number().int().min(0).max(1_000_000),
+  isFreePreview: z.boolean(),
+  body: z.string().max(200_000).nullable(),
+  videoUrl: HttpUrl.nullable(),
+  fileId: Id.nullable().describe('A file of the school’s store.'),
+  position: Position,
+});
+
+/** A new lecture: title and type; it appends unless `position` says otherwise. */
+export const LectureCreate = LectureFields.partial({
+  durationSeconds: true,
+  isFreePreview: true,
+  body: true,
+  videoUrl: true,
+  fileId: true,
+  position: true,
+});
+export type LectureInput = z.input<typeof LectureCreate>;
+
+/** A change to a lecture's fields (its place changes by reorder or move). */
+export const LecturePatch = LectureFields.omit({ position: true }).partial();
+export type LecturePatchInput = z.input<typeof LecturePatch>;
 
 export function toLecture(r: LecturesTable): Lecture {
   return {

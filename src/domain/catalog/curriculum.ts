@@ -1,20 +1,24 @@
+import type { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, withTransaction } from '../kernel/checks.ts';
-import type { LecturesTable } from '../kernel/tables.ts';
+import { parseValid, withTransaction } from '../kernel/checks.ts';
 import { recomputeCourseProgress } from '../learning/lecture-progress.ts';
 import {
   checkPermutation,
-  LECTURE_TYPES,
   type Lecture,
+  LectureCreate,
   type LectureInput,
+  LecturePatch,
+  type LecturePatchInput,
   lectureIds,
   lockCourse,
   renumber,
   requireCourse,
   type Section,
+  SectionCreate,
+  SectionPatch,
   sectionIds,
   sectionRow,
   toLecture,
@@ -78,16 +82,13 @@ export async function createSection(
   db: Db | Tx,
   schoolId: string,
   courseId: string,
-  input: { title: string; position?: number },
+  input: z.input<typeof SectionCreate>,
 ): Promise<Section> {
-  const c = new Checks();
-  const title = c.text('title', input.title);
-  if (input.position !== undefined) c.int('position', input.position, 1, 10_000);
-  c.done();
+  const { title, position: at } = parseValid(SectionCreate, input);
   return withTransaction(db, async (tx) => {
     await lockCourse(tx, schoolId, courseId);
     const ids = await sectionIds(tx, courseId);
-    const position = Math.min(input.position ?? ids.length + 1, ids.length + 1);
+    const position = Math.min(at ?? ids.length + 1, ids.length + 1);
     const now = isoNow();
     const id = newId('sec');
     await tx
@@ -113,11 +114,9 @@ export async function updateSection(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: { title?: string },
+  patch: z.input<typeof SectionPatch>,
 ): Promise<Section> {
-  const c = new Checks();
-  const title = patch.title === undefined ? undefined : c.text('title', patch.title);
-  c.done();
+  const { title } = parseValid(SectionPatch, patch);
   await sectionRow(db, schoolId, id);
   if (title !== undefined) {
     await db.updateTable('sections').set({ title, updated_at: isoNow() }).where('id', '=', id).execute();
@@ -158,17 +157,12 @@ export async function createLecture(
   sectionId: string,
   input: LectureInput,
 ): Promise<Lecture> {
-  const values = checkLecture(input, true);
-  if (input.position !== undefined) {
-    const c = new Checks();
-    c.int('position', input.position, 1, 10_000);
-    c.done();
-  }
+  const { position: at, ...values } = parseValid(LectureCreate, input);
   return withTransaction(db, async (tx) => {
     const section = await sectionRow(tx, schoolId, sectionId);
     await lockCourse(tx, schoolId, section.course_id);
     const ids = await lectureIds(tx, sectionId);
-    const position = Math.min(input.position ?? ids.length + 1, ids.length + 1);
+    const position = Math.min(at ?? ids.length + 1, ids.length + 1);
     const now = isoNow();
     const id = newId('lec');
     await tx
@@ -178,14 +172,14 @@ export async function createLecture(
         school_id: schoolId,
         course_id: section.course_id,
         section_id: sectionId,
-        title: values.title!,
-        type: values.type!,
-        duration_seconds: values.duration_seconds ?? 0,
-        is_free_preview: values.is_free_preview ?? 0,
+        title: values.title,
+        type: values.type,
+        duration_seconds: values.durationSeconds ?? 0,
+        is_free_preview: values.isFreePreview ? 1 : 0,
         position,
         body: values.body ?? null,
-        video_url: values.video_url ?? null,
-        file_id: values.file_id ?? null,
+        video_url: values.videoUrl ?? null,
+        file_id: values.fileId ?? null,
         created_at: now,
         updated_at: now,
       })
@@ -215,13 +209,22 @@ export async function updateLecture(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: Partial<Omit<LectureInput, 'position'>>,
+  input: LecturePatchInput,
 ): Promise<Lecture> {
-  const set = checkLecture(patch, false);
+  const patch = parseValid(LecturePatch, input);
   await getLecture(db, schoolId, id);
   await db
     .updateTable('lectures')
-    .set({ ...set, updated_at: isoNow() })
+    .set({
+      title: patch.title,
+      type: patch.type,
+      duration_seconds: patch.durationSeconds,
+      is_free_preview: patch.isFreePreview === undefined ? undefined : patch.isFreePreview ? 1 : 0,
+      body: patch.body,
+      video_url: patch.videoUrl,
+      file_id: patch.fileId,
+      updated_at: isoNow(),
+    })
     .where('school_id', '=', schoolId)
     .where('id', '=', id)
     .execute();
@@ -261,9 +264,7 @@ export async function moveLecture(
   id: string,
   to: { sectionId: string; position?: number },
 ): Promise<Lecture> {
-  const c = new Checks();
-  if (to.position !== undefined) c.int('position', to.position, 1, 10_000);
-  c.done();
+  parseValid(LectureCreate.pick({ position: true }), to);
   return withTransaction(db, async (tx) => {
     const lecture = await getLecture(tx, schoolId, id);
     await lockCourse(tx, schoolId, lecture.courseId);
@@ -283,22 +284,4 @@ export async function moveLecture(
       await renumber(tx, 'lectures', await lectureIds(tx, lecture.sectionId));
     return getLecture(tx, schoolId, id);
   });
-}
-
-function checkLecture(input: Partial<LectureInput>, creating: boolean): Partial<LecturesTable> {
-  const c = new Checks();
-  const set: Partial<LecturesTable> = {};
-  if (creating || input.title !== undefined) set.title = c.text('title', input.title);
-  if (creating || input.type !== undefined) set.type = c.oneOf('type', input.type, LECTURE_TYPES);
-  if (input.durationSeconds !== undefined)
-    set.duration_seconds = c.int('durationSeconds', input.durationSeconds, 0, 1_000_000);
-  if (input.isFreePreview !== undefined) {
-    if (typeof input.isFreePreview !== 'boolean') c.fail('isFreePreview', 'must be a boolean');
-    set.is_free_preview = input.isFreePreview ? 1 : 0;
-  }
-  if (input.body !== undefined) set.body = c.optionalText('body', input.body, 200_000);
-  if (input.videoUrl !== undefined) set.video_url = c.url('videoUrl', input.videoUrl);
-  if (input.fileId !== undefined) set.file_id = c.optionalText('fileId', input.fileId, 100);
-  c.done();
-  return set;
 }

@@ -1,8 +1,11 @@
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, deleteOwned, lockRow, withTransaction } from '../kernel/checks.ts';
+import { columnsOf } from '../kernel/case.ts';
+import { deleteOwned, lockRow, parseValid, withTransaction } from '../kernel/checks.ts';
+import { HttpUrl, Id, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { LecturersTable } from '../kernel/tables.ts';
 
@@ -20,13 +23,26 @@ export interface Lecturer {
   updatedAt: string;
 }
 
-export interface LecturerInput {
-  name: string;
-  userId?: string | null;
-  headline?: string | null;
-  bio?: string | null;
-  avatarUrl?: string | null;
-}
+/** A lecturer's fields as a client writes them: each rule once (the admin API derives its bodies). */
+export const LecturerFields = z.object({
+  name: Text(200),
+  userId: Id.nullable().describe('A member of the school; one profile per member.'),
+  headline: z.string().max(200).nullable(),
+  bio: z.string().max(20_000).nullable(),
+  avatarUrl: HttpUrl.nullable(),
+});
+
+/** A new profile: a name; the rest may follow. */
+export const LecturerCreate = LecturerFields.partial({
+  userId: true,
+  headline: true,
+  bio: true,
+  avatarUrl: true,
+});
+export type LecturerInput = z.input<typeof LecturerCreate>;
+
+/** A change to a profile: any of its fields. */
+export const LecturerPatch = LecturerFields.partial();
 
 async function coursesOf(db: Db | Tx, ids: string[]): Promise<Map<string, Lecturer['courses']>> {
   const out = new Map<string, Lecturer['courses']>();
@@ -65,17 +81,6 @@ async function hydrate(db: Db | Tx, rows: LecturersTable[]): Promise<Lecturer[]>
   }));
 }
 
-function check(input: Partial<LecturerInput>, creating: boolean): Partial<LecturersTable> {
-  const c = new Checks();
-  const set: Partial<LecturersTable> = {};
-  if (creating || input.name !== undefined) set.name = c.text('name', input.name);
-  if (input.headline !== undefined) set.headline = c.optionalText('headline', input.headline, 200);
-  if (input.bio !== undefined) set.bio = c.optionalText('bio', input.bio, 20_000);
-  if (input.avatarUrl !== undefined) set.avatar_url = c.url('avatarUrl', input.avatarUrl);
-  c.done();
-  return set;
-}
-
 // A linked user must belong to the school and have no other profile there. Holding their
 // membership row makes concurrent requests linking the same person check one after the other.
 async function checkUser(tx: Tx, schoolId: string, userId: string, selfId?: string): Promise<void> {
@@ -92,18 +97,18 @@ async function checkUser(tx: Tx, schoolId: string, userId: string, selfId?: stri
 
 /** Creates a lecturer profile, linked to a member's account if userId is given. */
 export async function createLecturer(db: Db | Tx, schoolId: string, input: LecturerInput): Promise<Lecturer> {
-  const set = check(input, true);
+  const v = parseValid(LecturerCreate, input);
   return withTransaction(db, async (tx) => {
-    if (input.userId) await checkUser(tx, schoolId, input.userId);
+    if (v.userId) await checkUser(tx, schoolId, v.userId);
     const now = isoNow();
     const row: LecturersTable = {
       id: newId('lct'),
       school_id: schoolId,
-      user_id: input.userId ?? null,
-      name: set.name!,
-      headline: set.headline ?? null,
-      bio: set.bio ?? null,
-      avatar_url: set.avatar_url ?? null,
+      user_id: v.userId ?? null,
+      name: v.name,
+      headline: v.headline ?? null,
+      bio: v.bio ?? null,
+      avatar_url: v.avatarUrl ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -163,18 +168,15 @@ export async function updateLecturer(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: Partial<LecturerInput>,
+  input: z.input<typeof LecturerPatch>,
 ): Promise<Lecturer> {
-  const set = check(patch, false);
+  const patch = parseValid(LecturerPatch, input);
   return withTransaction(db, async (tx) => {
     await getLecturer(tx, schoolId, id);
-    if (patch.userId !== undefined) {
-      if (patch.userId !== null) await checkUser(tx, schoolId, patch.userId, id);
-      set.user_id = patch.userId;
-    }
+    if (patch.userId) await checkUser(tx, schoolId, patch.userId, id);
     await tx
       .updateTable('lecturers')
-      .set({ ...set, updated_at: isoNow() })
+      .set({ ...columnsOf(patch), updated_at: isoNow() })
       .where('school_id', '=', schoolId)
       .where('id', '=', id)
       .execute();

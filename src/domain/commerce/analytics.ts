@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import type { Db, Tx } from '../../store/database.ts';
 import { nowMs } from '../../store/time.ts';
-import { Checks } from '../kernel/checks.ts';
+import { Checks, parseValid } from '../kernel/checks.ts';
+import { Instant } from '../kernel/fields.ts';
 import { revenueOrders } from './orders.ts';
 
 /**
@@ -18,13 +20,15 @@ const DAY_MS = 86_400_000;
 /** Longest range one report covers. */
 export const MAX_RANGE_DAYS = 731;
 
+/** A report's window, as two instants. */
+const RangeFields = z.object({ from: Instant.optional(), to: Instant.optional() });
+
 /** Checks a range (defaults: the last 30 days up to now); `from` must be before `to`. */
 export function checkRange(from: string | undefined, to: string | undefined, now = nowMs()): DateRange {
+  const range = parseValid(RangeFields, { from, to });
+  const end = range.to ?? new Date(now).toISOString();
+  const start = range.from ?? new Date(Date.parse(end) - 30 * DAY_MS).toISOString();
   const c = new Checks();
-  const end = to === undefined ? new Date(now).toISOString() : c.timestamp('to', to);
-  const start =
-    from === undefined ? new Date(Date.parse(end) - 30 * DAY_MS).toISOString() : c.timestamp('from', from);
-  c.done();
   if (!(start < end)) c.fail('from', 'must be before to');
   else if (Date.parse(end) - Date.parse(start) > MAX_RANGE_DAYS * DAY_MS)
     c.fail('from', `the range may span at most ${MAX_RANGE_DAYS} days`);

@@ -1,9 +1,18 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, deleteOwned, flag, isUniqueViolation, withTransaction } from '../kernel/checks.ts';
+import {
+  Checks,
+  deleteOwned,
+  flag,
+  isUniqueViolation,
+  parseValid,
+  withTransaction,
+} from '../kernel/checks.ts';
+import { Amount, Count, Currency, Id, Instant } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { CouponsTable } from '../kernel/tables.ts';
 
@@ -11,10 +20,9 @@ export const COUPON_KINDS = ['percent', 'fixed'] as const;
 export const PRODUCT_TYPES = ['course', 'digital_product', 'membership_plan', 'event'] as const;
 
 /** A product a coupon applies to. */
-export interface ProductRef {
-  type: (typeof PRODUCT_TYPES)[number];
-  id: string;
-}
+/** A product a coupon may apply to. */
+export const ProductRefFields = z.object({ type: z.enum(PRODUCT_TYPES), id: Id });
+export type ProductRef = z.output<typeof ProductRefFields>;
 
 /** A discount code. Percent coupons carry `percentOff`; fixed ones `amountOff` in `currency`. */
 export interface Coupon {
@@ -35,17 +43,39 @@ export interface Coupon {
   updatedAt: string;
 }
 
-export interface CouponInput {
-  code: string;
-  kind: Coupon['kind'];
-  percentOff?: number | null;
-  amountOff?: number | null;
-  currency?: string | null;
-  maxRedemptions?: number | null;
-  expiresAt?: string | null;
-  appliesTo?: ProductRef[] | null;
-  active?: boolean;
-}
+/** A coupon's fields as a client writes them: each rule once (the admin API derives its bodies). */
+export const CouponFields = z.object({
+  code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(40)
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, - or _')
+    .describe('Case-insensitive; stored upper-cased.'),
+  kind: z.enum(COUPON_KINDS),
+  percentOff: z.number().int().min(1).max(100).nullable().describe('For `percent` coupons.'),
+  amountOff: Amount.min(1).nullable().describe('For `fixed` coupons, in minor units of `currency`.'),
+  currency: Currency.nullable(),
+  maxRedemptions: Count.min(1).nullable(),
+  expiresAt: Instant.nullable(),
+  appliesTo: z.array(ProductRefFields).max(100).nullable(),
+  active: z.boolean(),
+});
+
+/** A new coupon: its code and kind; the kind decides which amount fields it needs (checkShape). */
+export const CouponCreate = CouponFields.partial({
+  percentOff: true,
+  amountOff: true,
+  currency: true,
+  maxRedemptions: true,
+  expiresAt: true,
+  appliesTo: true,
+  active: true,
+});
+export type CouponInput = z.input<typeof CouponCreate>;
+
+/** A change to a coupon: any of its fields. */
+export const CouponPatch = CouponFields.partial();
 
 export interface CouponFilter {
   active?: boolean;
@@ -121,33 +151,25 @@ async function checkProducts(
   }
 }
 
-function fields(c: Checks, input: Partial<CouponInput>): Partial<CouponsTable> {
+/** The columns a parsed coupon input sets (keys it does not name stay unset). */
+function columns(v: z.output<typeof CouponPatch>): Partial<CouponsTable> {
   const set: Partial<CouponsTable> = {};
-  if (input.code !== undefined) {
-    set.code = normalizeCode(c.text('code', input.code, 40));
-    if (set.code && !/^[A-Z0-9_-]+$/.test(set.code)) c.fail('code', 'must be letters, digits, - or _');
-  }
-  if (input.kind !== undefined) set.kind = c.oneOf('kind', input.kind, COUPON_KINDS);
-  if (input.percentOff !== undefined)
-    set.percent_off = input.percentOff === null ? null : c.int('percentOff', input.percentOff, 1, 100);
-  if (input.amountOff !== undefined)
-    set.amount_off = input.amountOff === null ? null : c.amount('amountOff', input.amountOff, 1);
-  if (input.currency !== undefined)
-    set.currency = input.currency === null ? null : c.currency('currency', input.currency);
-  if (input.maxRedemptions !== undefined)
-    set.max_redemptions =
-      input.maxRedemptions === null ? null : c.count('maxRedemptions', input.maxRedemptions, 1);
-  if (input.expiresAt !== undefined) set.expires_at = c.optionalTimestamp('expiresAt', input.expiresAt);
-  if (input.appliesTo !== undefined)
-    set.applies_to = input.appliesTo === null ? null : JSON.stringify(input.appliesTo);
-  if (input.active !== undefined) set.active = input.active ? 1 : 0;
+  if (v.code !== undefined) set.code = normalizeCode(v.code);
+  if (v.kind !== undefined) set.kind = v.kind;
+  if (v.percentOff !== undefined) set.percent_off = v.percentOff;
+  if (v.amountOff !== undefined) set.amount_off = v.amountOff;
+  if (v.currency !== undefined) set.currency = v.currency;
+  if (v.maxRedemptions !== undefined) set.max_redemptions = v.maxRedemptions;
+  if (v.expiresAt !== undefined) set.expires_at = v.expiresAt;
+  if (v.appliesTo !== undefined) set.applies_to = v.appliesTo && JSON.stringify(v.appliesTo);
+  if (v.active !== undefined) set.active = v.active ? 1 : 0;
   return set;
 }
 
 /** Creates a coupon; its code is unique in the school, case-insensitively (409 `code_taken`). */
 export async function createCoupon(db: Db | Tx, schoolId: string, input: CouponInput): Promise<Coupon> {
-  const c = new Checks();
-  const set = fields(c, input);
+  const v = parseValid(CouponCreate, input);
+  const set = columns(v);
   const now = isoNow();
   const row: CouponsTable = {
     id: newId('cpn'),
@@ -165,10 +187,11 @@ export async function createCoupon(db: Db | Tx, schoolId: string, input: CouponI
     created_at: now,
     updated_at: now,
   };
-  checkShape(c, row);
-  c.done();
+  const shape = new Checks();
+  checkShape(shape, row);
+  shape.done();
   return withTransaction(db, async (tx) => {
-    await checkProducts(tx, schoolId, input.appliesTo ?? null);
+    await checkProducts(tx, schoolId, v.appliesTo ?? null);
     if (await findCouponByCode(tx, schoolId, row.code)) throw codeTaken(row.code);
     try {
       await tx.insertInto('coupons').values(row).execute();
@@ -226,11 +249,10 @@ export async function updateCoupon(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: Partial<CouponInput>,
+  input: z.input<typeof CouponPatch>,
 ): Promise<Coupon> {
-  const c = new Checks();
-  const set = fields(c, patch);
-  c.done();
+  const patch = parseValid(CouponPatch, input);
+  const set = columns(patch);
   return withTransaction(db, async (tx) => {
     const current = await tx
       .selectFrom('coupons')

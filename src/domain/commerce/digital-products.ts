@@ -1,10 +1,13 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
-import { Checks, deleteOwned, withTransaction } from '../kernel/checks.ts';
+import { columnsOf } from '../kernel/case.ts';
+import { deleteOwned, parseValid, withTransaction } from '../kernel/checks.ts';
+import { Amount, Currency, Id, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { DigitalProductsTable } from '../kernel/tables.ts';
 
@@ -24,14 +27,28 @@ export interface DigitalProduct {
   updatedAt: string;
 }
 
-export interface DigitalProductInput {
-  title: string;
-  description?: string;
-  priceAmount: number;
-  currency?: string;
-  fileId?: string | null;
-  status?: DigitalProduct['status'];
-}
+/** A product's fields as a client writes them: each rule once (the admin API derives its bodies). */
+export const DigitalProductFields = z.object({
+  title: Text(200),
+  description: z.string().max(20_000),
+  priceAmount: Amount,
+  /** Defaults to the school's currency. */
+  currency: Currency,
+  fileId: Id.nullable(),
+  status: z.enum(PRODUCT_STATUSES),
+});
+
+/** A new product: title and price; a draft in the school's currency unless said otherwise. */
+export const DigitalProductCreate = DigitalProductFields.partial({
+  description: true,
+  currency: true,
+  fileId: true,
+  status: true,
+});
+export type DigitalProductInput = z.input<typeof DigitalProductCreate>;
+
+/** A change to a product: any of its fields. */
+export const DigitalProductPatch = DigitalProductFields.partial();
 
 function toProduct(r: DigitalProductsTable): DigitalProduct {
   return {
@@ -58,30 +75,15 @@ async function checkFile(db: Db | Tx, schoolId: string, fileId: string): Promise
   if (!f) throw problems.validation([{ field: 'fileId', message: 'no such file at this school' }]);
 }
 
-function fields(c: Checks, input: Partial<DigitalProductInput>): Partial<DigitalProductsTable> {
-  const set: Partial<DigitalProductsTable> = {};
-  if (input.title !== undefined) set.title = c.text('title', input.title);
-  if (input.description !== undefined)
-    set.description = c.optionalText('description', input.description) ?? '';
-  if (input.priceAmount !== undefined) set.price_amount = c.amount('priceAmount', input.priceAmount);
-  if (input.currency !== undefined) set.currency = c.currency('currency', input.currency);
-  if (input.status !== undefined) set.status = c.oneOf('status', input.status, PRODUCT_STATUSES);
-  if (input.fileId !== undefined) set.file_id = input.fileId;
-  return set;
-}
-
 /** Creates a digital product; the currency defaults to the school's. A published one needs a file. */
 export async function createDigitalProduct(
   db: Db | Tx,
   schoolId: string,
   input: DigitalProductInput,
 ): Promise<DigitalProduct> {
-  const c = new Checks();
-  const set = fields(c, input);
-  if (input.title === undefined) c.fail('title', 'is required');
-  if (input.priceAmount === undefined) c.fail('priceAmount', 'is required');
-  if (set.status === 'published' && !set.file_id) c.fail('fileId', 'is required to publish');
-  c.done();
+  const v = parseValid(DigitalProductCreate, input);
+  if (v.status === 'published' && !v.fileId)
+    throw problems.validation([{ field: 'fileId', message: 'is required to publish' }]);
   return withTransaction(db, async (tx) => {
     const school = await tx
       .selectFrom('schools')
@@ -89,17 +91,17 @@ export async function createDigitalProduct(
       .where('id', '=', schoolId)
       .executeTakeFirst();
     if (!school) throw problems.notFound('No such school.');
-    if (set.file_id) await checkFile(tx, schoolId, set.file_id);
+    if (v.fileId) await checkFile(tx, schoolId, v.fileId);
     const now = isoNow();
     const row: DigitalProductsTable = {
       id: newId('dpr'),
       school_id: schoolId,
-      title: set.title ?? '',
-      description: set.description ?? '',
-      price_amount: set.price_amount ?? 0,
-      currency: set.currency ?? school.currency,
-      file_id: set.file_id ?? null,
-      status: set.status ?? 'draft',
+      title: v.title,
+      description: v.description ?? '',
+      price_amount: v.priceAmount,
+      currency: v.currency ?? school.currency,
+      file_id: v.fileId ?? null,
+      status: v.status ?? 'draft',
       created_at: now,
       updated_at: now,
     };
@@ -142,21 +144,19 @@ export async function updateDigitalProduct(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: Partial<DigitalProductInput>,
+  input: z.input<typeof DigitalProductPatch>,
 ): Promise<DigitalProduct> {
-  const c = new Checks();
-  const set = fields(c, patch);
-  c.done();
+  const patch = parseValid(DigitalProductPatch, input);
   return withTransaction(db, async (tx) => {
     const current = await getDigitalProduct(tx, schoolId, id);
-    if (set.file_id) await checkFile(tx, schoolId, set.file_id);
-    const status = set.status ?? current.status;
-    const fileId = set.file_id !== undefined ? set.file_id : current.fileId;
+    if (patch.fileId) await checkFile(tx, schoolId, patch.fileId);
+    const status = patch.status ?? current.status;
+    const fileId = patch.fileId !== undefined ? patch.fileId : current.fileId;
     if (status === 'published' && !fileId)
       throw problems.validation([{ field: 'fileId', message: 'is required to publish' }]);
     await tx
       .updateTable('digital_products')
-      .set({ ...set, updated_at: isoNow() })
+      .set({ ...columnsOf(patch), updated_at: isoNow() })
       .where('id', '=', id)
       .execute();
     return getDigitalProduct(tx, schoolId, id);

@@ -1,8 +1,11 @@
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, deleteOwned, withTransaction } from '../kernel/checks.ts';
+import { columnsOf } from '../kernel/case.ts';
+import { deleteOwned, parseValid, withTransaction } from '../kernel/checks.ts';
+import { Amount, Currency, Id, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { MembershipPlansTable } from '../kernel/tables.ts';
 
@@ -24,16 +27,29 @@ export interface MembershipPlan {
   updatedAt: string;
 }
 
-export interface MembershipPlanInput {
-  name: string;
-  description?: string;
-  interval: MembershipPlan['interval'];
-  priceAmount: number;
+/** A plan's fields as a client writes them: each rule once (the admin API derives its bodies). */
+export const MembershipPlanFields = z.object({
+  name: Text(200),
+  description: z.string().max(20_000),
+  interval: z.enum(PLAN_INTERVALS),
+  priceAmount: Amount,
   /** Defaults to the school's currency. */
-  currency?: string;
-  status?: MembershipPlan['status'];
-  courseIds?: string[];
-}
+  currency: Currency,
+  status: z.enum(PLAN_STATUSES),
+  courseIds: z.array(Id).max(500).describe('Courses of this school the plan includes.'),
+});
+
+/** A new plan: name, interval and price; active, in the school's currency, unless said otherwise. */
+export const MembershipPlanCreate = MembershipPlanFields.partial({
+  description: true,
+  currency: true,
+  status: true,
+  courseIds: true,
+});
+export type MembershipPlanInput = z.input<typeof MembershipPlanCreate>;
+
+/** A change to a plan: any of its fields. */
+export const MembershipPlanPatch = MembershipPlanFields.partial();
 
 async function hydrate(db: Db | Tx, rows: MembershipPlansTable[]): Promise<MembershipPlan[]> {
   const courses = new Map<string, MembershipPlan['courses']>();
@@ -70,22 +86,6 @@ async function hydrate(db: Db | Tx, rows: MembershipPlansTable[]): Promise<Membe
   }));
 }
 
-function check(input: Partial<MembershipPlanInput>, creating: boolean): Partial<MembershipPlansTable> {
-  const c = new Checks();
-  const set: Partial<MembershipPlansTable> = {};
-  if (creating || input.name !== undefined) set.name = c.text('name', input.name);
-  if (input.description !== undefined)
-    set.description = c.optionalText('description', input.description) ?? '';
-  if (creating || input.interval !== undefined)
-    set.interval = c.oneOf('interval', input.interval, PLAN_INTERVALS);
-  if (creating || input.priceAmount !== undefined)
-    set.price_amount = c.amount('priceAmount', input.priceAmount);
-  if (input.currency !== undefined) set.currency = c.currency('currency', input.currency);
-  if (input.status !== undefined) set.status = c.oneOf('status', input.status, PLAN_STATUSES);
-  c.done();
-  return set;
-}
-
 async function setCourses(
   db: Db | Tx,
   schoolId: string,
@@ -119,7 +119,7 @@ export async function createMembershipPlan(
   schoolId: string,
   input: MembershipPlanInput,
 ): Promise<MembershipPlan> {
-  const set = check(input, true);
+  const v = parseValid(MembershipPlanCreate, input);
   return withTransaction(db, async (tx) => {
     const school = await tx
       .selectFrom('schools')
@@ -134,17 +134,17 @@ export async function createMembershipPlan(
       .values({
         id,
         school_id: schoolId,
-        name: set.name!,
-        description: set.description ?? '',
-        interval: set.interval!,
-        price_amount: set.price_amount!,
-        currency: set.currency ?? school.currency,
-        status: set.status ?? 'active',
+        name: v.name,
+        description: v.description ?? '',
+        interval: v.interval,
+        price_amount: v.priceAmount,
+        currency: v.currency ?? school.currency,
+        status: v.status ?? 'active',
         created_at: now,
         updated_at: now,
       })
       .execute();
-    await setCourses(tx, schoolId, id, input.courseIds ?? []);
+    await setCourses(tx, schoolId, id, v.courseIds ?? []);
     return getMembershipPlan(tx, schoolId, id);
   });
 }
@@ -174,7 +174,7 @@ export async function listMembershipPlans(
   filter: { status?: MembershipPlan['status'] } = {},
   page: PageParams = {},
 ): Promise<Page<MembershipPlan>> {
-  if (filter.status !== undefined) check({ status: filter.status }, false);
+  parseValid(MembershipPlanPatch.pick({ status: true }), filter);
   const rows = await paginate(planQuery(db, schoolId, filter), page, { table: 'membership_plans' });
   return { data: await hydrate(db, rows.data), next_cursor: rows.next_cursor };
 }
@@ -193,18 +193,18 @@ export async function updateMembershipPlan(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: Partial<MembershipPlanInput>,
+  input: z.input<typeof MembershipPlanPatch>,
 ): Promise<MembershipPlan> {
-  const set = check(patch, false);
+  const { courseIds, ...patch } = parseValid(MembershipPlanPatch, input);
   return withTransaction(db, async (tx) => {
     await getMembershipPlan(tx, schoolId, id);
     await tx
       .updateTable('membership_plans')
-      .set({ ...set, updated_at: isoNow() })
+      .set({ ...columnsOf(patch), updated_at: isoNow() })
       .where('school_id', '=', schoolId)
       .where('id', '=', id)
       .execute();
-    if (patch.courseIds !== undefined) await setCourses(tx, schoolId, id, patch.courseIds);
+    if (courseIds !== undefined) await setCourses(tx, schoolId, id, courseIds);
     return getMembershipPlan(tx, schoolId, id);
   });
 }

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, MAX_AMOUNT, withTransaction } from '../kernel/checks.ts';
+import { Checks, MAX_AMOUNT, parseValid, withTransaction } from '../kernel/checks.ts';
+import { Amount, Currency, Instant, Text, worded } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { OrderItemsTable, OrdersTable } from '../kernel/tables.ts';
 
@@ -45,14 +47,18 @@ export interface Order {
   updatedAt: string;
 }
 
-export interface OrderFilter {
-  status?: OrderStatus;
-  userId?: string;
-  /** Created at or after this instant. */
-  createdFrom?: string;
-  /** Created before this instant. */
-  createdTo?: string;
-}
+/** Which orders to list: by status, buyer, and a window of creation instants. */
+export const OrderFilterFields = z
+  .object({
+    status: z.enum(ORDER_STATUSES),
+    userId: z.string(),
+    /** Created at or after this instant. */
+    createdFrom: Instant,
+    /** Created before this instant. */
+    createdTo: Instant,
+  })
+  .partial();
+export type OrderFilter = z.input<typeof OrderFilterFields>;
 
 type Row = OrdersTable & { user_name: string; user_email: string };
 
@@ -98,19 +104,6 @@ function baseQuery(db: Db | Tx, schoolId: string) {
     .where('orders.school_id', '=', schoolId);
 }
 
-function checkFilter(filter: OrderFilter): OrderFilter {
-  const c = new Checks();
-  const out: OrderFilter = {
-    status: filter.status === undefined ? undefined : c.oneOf('status', filter.status, ORDER_STATUSES),
-    userId: filter.userId,
-    createdFrom:
-      filter.createdFrom === undefined ? undefined : c.timestamp('createdFrom', filter.createdFrom),
-    createdTo: filter.createdTo === undefined ? undefined : c.timestamp('createdTo', filter.createdTo),
-  };
-  c.done();
-  return out;
-}
-
 function filtered(db: Db | Tx, schoolId: string, filter: OrderFilter) {
   let q = baseQuery(db, schoolId);
   if (filter.status) q = q.where('orders.status', '=', filter.status);
@@ -145,7 +138,7 @@ export async function listOrders(
   filter: OrderFilter = {},
   page: PageParams = {},
 ): Promise<Page<Order>> {
-  const rows = await paginate(filtered(db, schoolId, checkFilter(filter)), page, {
+  const rows = await paginate(filtered(db, schoolId, parseValid(OrderFilterFields, filter)), page, {
     table: 'orders',
     direction: 'desc',
   });
@@ -158,7 +151,7 @@ export async function listOrders(
 
 /** How many orders match (GraphQL totalCount). */
 export function countOrders(db: Db | Tx, schoolId: string, filter: OrderFilter = {}): Promise<number> {
-  return countRows(filtered(db, schoolId, checkFilter(filter)));
+  return countRows(filtered(db, schoolId, parseValid(OrderFilterFields, filter)));
 }
 
 /** An order of the school with its items, or undefined. */
@@ -188,23 +181,34 @@ export function revenueOrders(db: Db | Tx, schoolId: string, range: { from: stri
     .where('created_at', '<', range.to);
 }
 
-export interface RecordOrderInput {
+/** One line of a recorded order. */
+export const OrderItemFields = z.object({
+  productType: z.enum(PRODUCT_TYPES),
+  productId: Text(100),
+  title: Text(200),
+  unitAmount: Amount,
+  quantity: z.number().int().min(1).max(10_000).optional(),
+});
+
+/**
+ * An order as a payment provider reports it. The buyer and the coupon are rules over the
+ * database, and the discount and refund are bounded by the items' sum: those stay in code.
+ */
+export const RecordOrderFields = z.object({
+  currency: Currency,
+  status: z.enum(ORDER_STATUSES).optional(),
+  items: worded(z.array(OrderItemFields).min(1), 'must not be empty'),
+  createdAt: Instant.optional(),
+});
+export type RecordOrderInput = z.input<typeof RecordOrderFields> & {
   userId: string;
-  currency: string;
-  status?: OrderStatus;
-  items: Array<{
-    productType: ProductType;
-    productId: string;
-    title: string;
-    unitAmount: number;
-    quantity?: number;
-  }>;
+  /** Minor units, at most the items' sum. */
   discountAmount?: number;
+  /** Minor units, at most what was paid (the sum less the discount). */
   refundedAmount?: number;
   /** A coupon of the school that was redeemed; its code is copied onto the order. */
   couponId?: string | null;
-  createdAt?: string;
-}
+};
 
 /**
  * Records an order that a payment provider settled (there is no checkout in Lectern: orders
@@ -213,31 +217,28 @@ export interface RecordOrderInput {
  */
 export async function recordOrder(db: Db | Tx, schoolId: string, input: RecordOrderInput): Promise<Order> {
   const c = new Checks();
-  const currency = c.currency('currency', input.currency);
-  const status = input.status === undefined ? 'paid' : c.oneOf('status', input.status, ORDER_STATUSES);
-  if (input.items.length === 0) c.fail('items', 'must not be empty');
-  const items = input.items.map((it, i) => {
-    const quantity = it.quantity === undefined ? 1 : c.int(`items.${i}.quantity`, it.quantity, 1, 10_000);
-    const unit = c.amount(`items.${i}.unitAmount`, it.unitAmount);
+  const v = c.parse(RecordOrderFields, input);
+  const status = v.status ?? 'paid';
+  const items = (v.items ?? []).map((it) => {
+    const quantity = it.quantity ?? 1;
     return {
-      product_type: c.oneOf(`items.${i}.productType`, it.productType, PRODUCT_TYPES),
-      product_id: c.text(`items.${i}.productId`, it.productId, 100),
-      title: c.text(`items.${i}.title`, it.title),
+      product_type: it.productType,
+      product_id: it.productId,
+      title: it.title,
       quantity,
-      unit_amount: unit,
-      total_amount: unit * quantity,
+      unit_amount: it.unitAmount,
+      total_amount: it.unitAmount * quantity,
     };
   });
   const subtotal = items.reduce((s, it) => s + it.total_amount, 0);
   if (subtotal > MAX_AMOUNT) c.fail('items', `must add up to at most ${MAX_AMOUNT}`);
-  const discount =
-    input.discountAmount === undefined ? 0 : c.int('discountAmount', input.discountAmount, 0, subtotal);
-  const refunded =
-    input.refundedAmount === undefined
-      ? 0
-      : c.int('refundedAmount', input.refundedAmount, 0, subtotal - discount);
-  const createdAt = input.createdAt === undefined ? isoNow() : c.timestamp('createdAt', input.createdAt);
+  // The discount and the refund are bounded by what the items add up to.
+  const upTo = (max: number) => z.number().int().min(0).max(max);
+  const discount = c.rule('discountAmount', upTo(subtotal), input.discountAmount ?? 0, 0);
+  const refunded = c.rule('refundedAmount', upTo(subtotal - discount), input.refundedAmount ?? 0, 0);
+  const createdAt = v.createdAt ?? isoNow();
   c.done();
+  const currency = v.currency;
   return withTransaction(db, async (tx) => {
     const user = await tx.selectFrom('users').select('id').where('id', '=', input.userId).executeTakeFirst();
     if (!user) throw problems.notFound('No such user.');

@@ -1,8 +1,10 @@
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, flag, withTransaction } from '../kernel/checks.ts';
+import { flag, parseValid, withTransaction } from '../kernel/checks.ts';
+import { Instant } from '../kernel/fields.ts';
 import { countRows, mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { SubscriptionsTable } from '../kernel/tables.ts';
 
@@ -27,11 +29,21 @@ export interface Subscription {
   updatedAt: string;
 }
 
-export interface SubscriptionFilter {
-  status?: SubscriptionStatus;
-  userId?: string;
-  planId?: string;
-}
+/** Which subscriptions to list: by status, member or plan. */
+export const SubscriptionFilterFields = z
+  .object({ status: z.enum(SUBSCRIPTION_STATUSES), userId: z.string(), planId: z.string() })
+  .partial();
+export type SubscriptionFilter = z.input<typeof SubscriptionFilterFields>;
+
+/**
+ * A subscription as a payment provider reports it. The member and the plan are rules over the
+ * database and stay in code.
+ */
+export const SubscriptionFields = z.object({
+  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+  currentPeriodEnd: Instant.nullable().optional(),
+  trialEndsAt: Instant.nullable().optional(),
+});
 
 type Row = SubscriptionsTable & {
   user_name: string;
@@ -98,11 +110,7 @@ export async function listSubscriptions(
   filter: SubscriptionFilter = {},
   page: PageParams = {},
 ): Promise<Page<Subscription>> {
-  if (filter.status !== undefined) {
-    const c = new Checks();
-    c.oneOf('status', filter.status, SUBSCRIPTION_STATUSES);
-    c.done();
-  }
+  parseValid(SubscriptionFilterFields, filter);
   const rows = await paginate(filtered(db, schoolId, filter), page, { table: 'subscriptions' });
   return { data: rows.data.map(toSubscription), next_cursor: rows.next_cursor };
 }
@@ -148,20 +156,12 @@ export async function getSubscription(db: Db | Tx, schoolId: string, id: string)
 export async function createSubscription(
   db: Db | Tx,
   schoolId: string,
-  input: {
-    userId: string;
-    planId: string;
-    status?: SubscriptionStatus;
-    currentPeriodEnd?: string | null;
-    trialEndsAt?: string | null;
-  },
+  input: z.input<typeof SubscriptionFields> & { userId: string; planId: string },
 ): Promise<Subscription> {
-  const c = new Checks();
-  const status =
-    input.status === undefined ? 'active' : c.oneOf('status', input.status, SUBSCRIPTION_STATUSES);
-  const periodEnd = c.optionalTimestamp('currentPeriodEnd', input.currentPeriodEnd);
-  const trialEnd = c.optionalTimestamp('trialEndsAt', input.trialEndsAt);
-  c.done();
+  const v = parseValid(SubscriptionFields, input);
+  const status = v.status ?? 'active';
+  const periodEnd = v.currentPeriodEnd ?? null;
+  const trialEnd = v.trialEndsAt ?? null;
   return withTransaction(db, async (tx) => {
     const plan = await tx
       .selectFrom('membership_plans')

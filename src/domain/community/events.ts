@@ -1,9 +1,12 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, deleteOwned } from '../kernel/checks.ts';
+import { columnsOf } from '../kernel/case.ts';
+import { deleteOwned, parseValid } from '../kernel/checks.ts';
+import { HttpUrl, Instant, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { EventsTable } from '../kernel/tables.ts';
 
@@ -31,26 +34,46 @@ export interface Event {
   updatedAt: string;
 }
 
-export interface EventInput {
-  title: string;
-  description?: string;
-  startsAt: string;
-  endsAt: string;
-  capacity?: number | null;
-  onlineUrl?: string | null;
-  location?: string | null;
-  visibility?: Event['visibility'];
-  status?: Event['status'];
-}
+/** An event's fields as a client writes them: each rule once (the admin API derives its bodies). */
+export const EventFields = z.object({
+  title: Text(200),
+  description: z.string().max(20_000),
+  startsAt: Instant,
+  endsAt: Instant,
+  /** Null means unlimited. */
+  capacity: z.number().int().min(1).max(1_000_000).nullable(),
+  onlineUrl: HttpUrl.nullable(),
+  location: z.string().max(500).nullable(),
+  visibility: z.enum(EVENT_VISIBILITIES),
+  status: z.enum(EVENT_STATUSES),
+});
 
-export interface EventFilter {
-  /** Events ending after this instant (e.g. now: upcoming and running). */
-  endsAfter?: string;
-  /** Events starting before this instant. */
-  startsBefore?: string;
-  status?: Event['status'];
-  visibility?: Event['visibility'];
-}
+/** A new event: title and window; public, scheduled and unlimited unless said otherwise. */
+export const EventCreate = EventFields.partial({
+  description: true,
+  capacity: true,
+  onlineUrl: true,
+  location: true,
+  visibility: true,
+  status: true,
+});
+export type EventInput = z.input<typeof EventCreate>;
+
+/** A change to an event: any of its fields. */
+export const EventPatch = EventFields.partial();
+
+/** Which events to list: a window of instants, status and visibility. */
+export const EventFilterFields = z
+  .object({
+    /** Events ending after this instant (e.g. now: upcoming and running). */
+    endsAfter: Instant,
+    /** Events starting before this instant. */
+    startsBefore: Instant,
+    status: z.enum(EVENT_STATUSES),
+    visibility: z.enum(EVENT_VISIBILITIES),
+  })
+  .partial();
+export type EventFilter = z.input<typeof EventFilterFields>;
 
 type Row = EventsTable & { registered_count: number | string | null };
 
@@ -112,22 +135,6 @@ function filtered(db: Db | Tx, schoolId: string, filter: EventFilter) {
   return q;
 }
 
-function checkFilter(filter: EventFilter): EventFilter {
-  const c = new Checks();
-  const out: EventFilter = {
-    endsAfter: filter.endsAfter === undefined ? undefined : c.timestamp('endsAfter', filter.endsAfter),
-    startsBefore:
-      filter.startsBefore === undefined ? undefined : c.timestamp('startsBefore', filter.startsBefore),
-    status: filter.status === undefined ? undefined : c.oneOf('status', filter.status, EVENT_STATUSES),
-    visibility:
-      filter.visibility === undefined
-        ? undefined
-        : c.oneOf('visibility', filter.visibility, EVENT_VISIBILITIES),
-  };
-  c.done();
-  return out;
-}
-
 /** Events of the school in start order (ties by id), filtered by time window, status, visibility. */
 export async function listEvents(
   db: Db | Tx,
@@ -135,7 +142,7 @@ export async function listEvents(
   filter: EventFilter = {},
   page: PageParams = {},
 ): Promise<Page<Event>> {
-  const rows = await paginate(filtered(db, schoolId, checkFilter(filter)), page, {
+  const rows = await paginate(filtered(db, schoolId, parseValid(EventFilterFields, filter)), page, {
     table: 'events',
     sortColumn: 'starts_at',
   });
@@ -144,7 +151,7 @@ export async function listEvents(
 
 /** How many events match (GraphQL totalCount). */
 export function countEvents(db: Db | Tx, schoolId: string, filter: EventFilter = {}): Promise<number> {
-  return countRows(filtered(db, schoolId, checkFilter(filter)));
+  return countRows(filtered(db, schoolId, parseValid(EventFilterFields, filter)));
 }
 
 /** Public, scheduled events that have not ended: what anonymous visitors and tools may see. */
@@ -170,33 +177,14 @@ export async function getEvent(db: Db | Tx, schoolId: string, id: string): Promi
   return event;
 }
 
-function checkEvent(input: Partial<EventInput>, creating: boolean): Partial<EventsTable> {
-  const c = new Checks();
-  const set: Partial<EventsTable> = {};
-  if (creating || input.title !== undefined) set.title = c.text('title', input.title);
-  if (input.description !== undefined)
-    set.description = c.optionalText('description', input.description) ?? '';
-  if (creating || input.startsAt !== undefined) set.starts_at = c.timestamp('startsAt', input.startsAt);
-  if (creating || input.endsAt !== undefined) set.ends_at = c.timestamp('endsAt', input.endsAt);
-  if (input.capacity !== undefined)
-    set.capacity = input.capacity === null ? null : c.int('capacity', input.capacity, 1, 1_000_000);
-  if (input.onlineUrl !== undefined) set.online_url = c.url('onlineUrl', input.onlineUrl);
-  if (input.location !== undefined) set.location = c.optionalText('location', input.location, 500);
-  if (input.visibility !== undefined)
-    set.visibility = c.oneOf('visibility', input.visibility, EVENT_VISIBILITIES);
-  if (input.status !== undefined) set.status = c.oneOf('status', input.status, EVENT_STATUSES);
-  c.done();
-  return set;
-}
-
 function checkWindow(startsAt: string, endsAt: string): void {
   if (endsAt <= startsAt) throw problems.validation([{ field: 'endsAt', message: 'must be after startsAt' }]);
 }
 
 /** Creates an event (public and scheduled unless said otherwise). */
 export async function createEvent(db: Db | Tx, schoolId: string, input: EventInput): Promise<Event> {
-  const set = checkEvent(input, true);
-  checkWindow(set.starts_at!, set.ends_at!);
+  const v = parseValid(EventCreate, input);
+  checkWindow(v.startsAt, v.endsAt);
   const school = await db.selectFrom('schools').select('id').where('id', '=', schoolId).executeTakeFirst();
   if (!school) throw problems.notFound('No such school.');
   const now = isoNow();
@@ -206,15 +194,15 @@ export async function createEvent(db: Db | Tx, schoolId: string, input: EventInp
     .values({
       id,
       school_id: schoolId,
-      title: set.title!,
-      description: set.description ?? '',
-      starts_at: set.starts_at!,
-      ends_at: set.ends_at!,
-      capacity: set.capacity ?? null,
-      online_url: set.online_url ?? null,
-      location: set.location ?? null,
-      visibility: set.visibility ?? 'public',
-      status: set.status ?? 'scheduled',
+      title: v.title,
+      description: v.description ?? '',
+      starts_at: v.startsAt,
+      ends_at: v.endsAt,
+      capacity: v.capacity ?? null,
+      online_url: v.onlineUrl ?? null,
+      location: v.location ?? null,
+      visibility: v.visibility ?? 'public',
+      status: v.status ?? 'scheduled',
       created_at: now,
       updated_at: now,
     })
@@ -227,19 +215,19 @@ export async function updateEvent(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: Partial<EventInput>,
+  input: z.input<typeof EventPatch>,
 ): Promise<Event> {
-  const set = checkEvent(patch, false);
+  const patch = parseValid(EventPatch, input);
   const current = await getEvent(db, schoolId, id);
-  checkWindow(set.starts_at ?? current.startsAt, set.ends_at ?? current.endsAt);
-  if (typeof set.capacity === 'number' && set.capacity < current.registeredCount) {
+  checkWindow(patch.startsAt ?? current.startsAt, patch.endsAt ?? current.endsAt);
+  if (typeof patch.capacity === 'number' && patch.capacity < current.registeredCount) {
     throw problems.validation([
       { field: 'capacity', message: `cannot be below the ${current.registeredCount} current registrations` },
     ]);
   }
   await db
     .updateTable('events')
-    .set({ ...set, updated_at: isoNow() })
+    .set({ ...columnsOf(patch), updated_at: isoNow() })
     .where('school_id', '=', schoolId)
     .where('id', '=', id)
     .execute();

@@ -1,9 +1,12 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, deleteOwned, isUniqueViolation, slugTaken, withTransaction } from '../kernel/checks.ts';
+import { columnsOf } from '../kernel/case.ts';
+import { deleteOwned, isUniqueViolation, parseValid, slugTaken, withTransaction } from '../kernel/checks.ts';
+import { Id, Slug, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { PostsTable } from '../kernel/tables.ts';
 
@@ -23,13 +26,21 @@ export interface Post {
   updatedAt: string;
 }
 
-export interface PostInput {
-  title: string;
-  slug: string;
-  body?: string;
-  status?: Post['status'];
-  authorUserId?: string | null;
-}
+/** A post's fields as a client writes them: each rule once (the admin API derives its bodies). */
+export const PostFields = z.object({
+  title: Text(200),
+  slug: Slug,
+  body: z.string().max(200_000),
+  status: z.enum(POST_STATUSES),
+  authorUserId: Id.nullable().describe('A member of the school; defaults to the caller on create.'),
+});
+
+/** A new post: title and slug; a draft with an empty body unless said otherwise. */
+export const PostCreate = PostFields.partial({ body: true, status: true, authorUserId: true });
+export type PostInput = z.input<typeof PostCreate>;
+
+/** A change to a post: any of its fields. */
+export const PostPatch = PostFields.partial();
 
 export interface PostFilter {
   status?: Post['status'];
@@ -72,22 +83,21 @@ async function checkAuthor(db: Db | Tx, schoolId: string, userId: string): Promi
 
 /** Creates a post; slugs are unique per school (409 `slug_taken`). */
 export async function createPost(db: Db | Tx, schoolId: string, input: PostInput): Promise<Post> {
-  const c = new Checks();
+  const v = parseValid(PostCreate, input);
   const now = isoNow();
-  const status = input.status === undefined ? 'draft' : c.oneOf('status', input.status, POST_STATUSES);
+  const status = v.status ?? 'draft';
   const row: PostsTable = {
     id: newId('pst'),
     school_id: schoolId,
-    author_user_id: input.authorUserId ?? null,
-    title: c.text('title', input.title),
-    slug: c.slug('slug', input.slug),
-    body: c.optionalText('body', input.body, 200_000) ?? '',
+    author_user_id: v.authorUserId ?? null,
+    title: v.title,
+    slug: v.slug,
+    body: v.body ?? '',
     status,
     published_at: status === 'published' ? now : null,
     created_at: now,
     updated_at: now,
   };
-  c.done();
   return withTransaction(db, async (tx) => {
     if (row.author_user_id) await checkAuthor(tx, schoolId, row.author_user_id);
     const dup = await tx
@@ -139,16 +149,10 @@ export async function updatePost(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: Partial<PostInput>,
+  input: z.input<typeof PostPatch>,
 ): Promise<Post> {
-  const c = new Checks();
-  const set: Partial<PostsTable> = {};
-  if (patch.title !== undefined) set.title = c.text('title', patch.title);
-  if (patch.slug !== undefined) set.slug = c.slug('slug', patch.slug);
-  if (patch.body !== undefined) set.body = c.optionalText('body', patch.body, 200_000) ?? '';
-  if (patch.status !== undefined) set.status = c.oneOf('status', patch.status, POST_STATUSES);
-  if (patch.authorUserId !== undefined) set.author_user_id = patch.authorUserId;
-  c.done();
+  const patch = parseValid(PostPatch, input);
+  const set: Partial<PostsTable> = columnsOf(patch);
   return withTransaction(db, async (tx) => {
     const current = await getPost(tx, schoolId, id);
     if (set.author_user_id) await checkAuthor(tx, schoolId, set.author_user_id);

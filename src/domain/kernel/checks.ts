@@ -1,108 +1,41 @@
 import { PostgresAdapter, sql } from 'kysely';
+import { z } from 'zod';
 import { type FieldError, type ProblemError, problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
-import { Currency, HttpUrl, MAX_AMOUNT, MAX_COUNT, Slug, Text } from './fields.ts';
+import { Text } from './fields.ts';
+import { parseFields } from './parse.ts';
 
-export { MAX_AMOUNT, MAX_COUNT } from './fields.ts';
+export { MAX_AMOUNT, MAX_COUNT, toIsoTimestamp } from './fields.ts';
 
 /**
- * Input checks shared by the domain modules. Surfaces validate with zod first; these keep the
- * domain safe on its own (seed, CLI, MCP), so bad input is a 422 and never a 500. The rules
- * themselves are the zod field rules of fields.ts; Checks only names the field and words the
- * domain's message.
+ * Collects a unit of work's validation failures and throws them together as one 422
+ * `validation_failed`. Field rules are the entity's zod fields, parsed with `parse` (worded by
+ * parse.ts); what is left to the caller is what a schema cannot know: rules over the database
+ * (a lecturer of this school, a file that is an image) and across fields (ends after it starts),
+ * reported with `fail`.
  */
 export class Checks {
   readonly errors: FieldError[] = [];
 
-  /** A trimmed, non-empty string of at most `max` characters. */
+  /** Parses `input` with an entity's fields; failing fields are absent from the result. */
+  parse<S extends z.ZodObject>(fields: S, input: object): z.output<S> {
+    const { data, errors } = parseFields(fields, input);
+    this.errors.push(...errors);
+    return data;
+  }
+
+  /** One value against one rule; `fallback` when it fails (the error is recorded). */
+  rule<T>(field: string, rule: z.ZodType<T>, value: unknown, fallback: T): T {
+    const parsed = this.parse(z.object({ [field]: rule }), { [field]: value });
+    return field in parsed ? (parsed[field] as T) : fallback;
+  }
+
+  /**
+   * A trimmed, non-empty string of at most `max` characters. Kept for members-admin.ts until its
+   * invitation input has its own fields (being rebuilt on another branch).
+   */
   text(field: string, value: unknown, max = 200): string {
-    const parsed = Text(max).safeParse(value);
-    if (!parsed.success) {
-      this.errors.push({ field, message: `must be a non-empty string of at most ${max} characters` });
-      return '';
-    }
-    return parsed.data;
-  }
-
-  /** An optional string (null or up to `max` characters). */
-  optionalText(field: string, value: unknown, max = 20_000): string | null {
-    if (value === undefined || value === null) return null;
-    if (typeof value !== 'string' || value.length > max) {
-      this.errors.push({ field, message: `must be a string of at most ${max} characters` });
-      return null;
-    }
-    return value;
-  }
-
-  /** An integer in [min, max]; by default a count (0 to MAX_COUNT), which fits every integer column. */
-  int(field: string, value: unknown, min = 0, max = MAX_COUNT): number {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      this.errors.push({ field, message: `must be an integer from ${min} to ${max}` });
-      return min;
-    }
-    return value;
-  }
-
-  /** An amount of money in minor units, from `min` to MAX_AMOUNT. */
-  amount(field: string, value: unknown, min = 0): number {
-    return this.int(field, value, min, MAX_AMOUNT);
-  }
-
-  /** A count, from `min` to MAX_COUNT. */
-  count(field: string, value: unknown, min = 0): number {
-    return this.int(field, value, min, MAX_COUNT);
-  }
-
-  /** One of the allowed values. */
-  oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
-    if (typeof value !== 'string' || !allowed.includes(value as T)) {
-      this.errors.push({ field, message: `must be one of ${allowed.join(', ')}` });
-      return allowed[0];
-    }
-    return value as T;
-  }
-
-  /** An ISO 4217 code (three capital letters). */
-  currency(field: string, value: unknown): string {
-    const parsed = Currency.safeParse(value);
-    if (!parsed.success) {
-      this.errors.push({ field, message: 'must be an ISO 4217 currency code, e.g. USD' });
-      return 'USD';
-    }
-    return parsed.data;
-  }
-
-  /** A URL-safe slug: lower-case words joined by hyphens. */
-  slug(field: string, value: unknown): string {
-    const parsed = Slug.safeParse(value);
-    if (!parsed.success) {
-      this.errors.push({ field, message: 'must be lower-case letters, digits and single hyphens (≤ 100)' });
-      return '';
-    }
-    return parsed.data;
-  }
-
-  /** An ISO 8601 timestamp, normalised to UTC with milliseconds (so it sorts as text). */
-  timestamp(field: string, value: unknown): string {
-    const iso = typeof value === 'string' ? toIsoTimestamp(value) : undefined;
-    if (!iso) {
-      this.errors.push({ field, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' });
-      return new Date(0).toISOString();
-    }
-    return iso;
-  }
-
-  /** An optional timestamp: null stays null. */
-  optionalTimestamp(field: string, value: unknown): string | null {
-    return value === null || value === undefined ? null : this.timestamp(field, value);
-  }
-
-  /** An http(s) URL. */
-  url(field: string, value: unknown): string | null {
-    if (value === null || value === undefined) return null;
-    if (HttpUrl.safeParse(value).success) return value as string;
-    this.errors.push({ field, message: 'must be an http or https URL' });
-    return null;
+    return this.rule(field, Text(max), value, '');
   }
 
   /** Records a failure found by the caller. */
@@ -116,12 +49,12 @@ export class Checks {
   }
 }
 
-/** An ISO timestamp string as stored (`toISOString()`), or undefined if it does not parse. */
-export function toIsoTimestamp(value: string): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(value))
-    return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+/** Parses `input` with an entity's fields, or throws 422 `validation_failed` naming each field. */
+export function parseValid<S extends z.ZodObject>(fields: S, input: object): z.output<S> {
+  const c = new Checks();
+  const data = c.parse(fields, input);
+  c.done();
+  return data;
 }
 
 /** 409 `slug_taken`: another `noun` (course, page, post) of the school already uses the slug. */

@@ -1,10 +1,12 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { type ProblemError, problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, deleteOwned, isUniqueViolation, withTransaction } from '../kernel/checks.ts';
+import { deleteOwned, isUniqueViolation, parseValid, withTransaction } from '../kernel/checks.ts';
+import { Instant } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { EnrollmentsTable } from '../kernel/tables.ts';
 import { ensureMembership } from '../school/memberships.ts';
@@ -148,14 +150,29 @@ export function enrollmentStateCondition(
   }
 }
 
+const StateFilter = z.object({ state: z.enum(ENROLLMENT_STATES).optional() });
+
 /** A state filter: none, or one of ENROLLMENT_STATES (422 `validation_failed` otherwise). */
 export function checkEnrollmentState(state: string | undefined): EnrollmentState | undefined {
-  if (state === undefined) return undefined;
-  const c = new Checks();
-  const checked = c.oneOf('state', state, ENROLLMENT_STATES);
-  c.done();
-  return checked;
+  return parseValid(StateFilter, { state }).state;
 }
+
+/**
+ * An enrollment's own fields as a payment provider, an import or an operator sets them. The
+ * member and the course are rules over the database and stay in code.
+ */
+export const EnrollmentFields = z.object({
+  /** Null (the default) is lifetime access. */
+  expiresAt: Instant.nullable().optional(),
+  source: z.enum(ENROLLMENT_SOURCES).optional(),
+  enrolledAt: Instant.optional(),
+});
+
+/** Where a member is in a lecture. */
+export const LectureProgressFields = z.object({
+  positionSeconds: z.number().int().min(0).max(1_000_000),
+  completed: z.boolean().optional(),
+});
 
 function filtered(db: Db | Tx, schoolId: string, filter: EnrollmentFilter) {
   let q = baseQuery(db, schoolId);
@@ -235,19 +252,12 @@ function alreadyEnrolled(): ProblemError {
 export async function enroll(
   db: Db | Tx,
   schoolId: string,
-  input: {
-    userId: string;
-    courseId: string;
-    expiresAt?: string | null;
-    source?: EnrollmentSource;
-    enrolledAt?: string;
-  },
+  input: z.input<typeof EnrollmentFields> & { userId: string; courseId: string },
 ): Promise<Enrollment> {
-  const c = new Checks();
-  const expiresAt = c.optionalTimestamp('expiresAt', input.expiresAt);
-  const source = input.source === undefined ? 'manual' : c.oneOf('source', input.source, ENROLLMENT_SOURCES);
-  const enrolledAt = input.enrolledAt === undefined ? isoNow() : c.timestamp('enrolledAt', input.enrolledAt);
-  c.done();
+  const v = parseValid(EnrollmentFields, input);
+  const expiresAt = v.expiresAt ?? null;
+  const source = v.source ?? 'manual';
+  const enrolledAt = v.enrolledAt ?? isoNow();
   return withTransaction(db, async (tx) => {
     const course = await tx
       .selectFrom('courses')
@@ -298,9 +308,7 @@ export async function setEnrollmentExpiry(
   id: string,
   expiresAt: string | null,
 ): Promise<Enrollment> {
-  const c = new Checks();
-  const value = c.optionalTimestamp('expiresAt', expiresAt);
-  c.done();
+  const value = parseValid(EnrollmentFields.pick({ expiresAt: true }), { expiresAt }).expiresAt ?? null;
   await getEnrollment(db, schoolId, id);
   await db
     .updateTable('enrollments')
@@ -336,13 +344,9 @@ export async function recordLectureProgress(
   db: Db | Tx,
   schoolId: string,
   userId: string,
-  input: { lectureId: string; positionSeconds: number; completed?: boolean },
+  input: z.input<typeof LectureProgressFields> & { lectureId: string },
 ): Promise<{ enrollment: Enrollment; lecture: LectureProgress }> {
-  const c = new Checks();
-  const position = c.int('positionSeconds', input.positionSeconds, 0, 1_000_000);
-  if (input.completed !== undefined && typeof input.completed !== 'boolean')
-    c.fail('completed', 'must be a boolean');
-  c.done();
+  const { positionSeconds: position, completed } = parseValid(LectureProgressFields, input);
   return withTransaction(db, async (tx) => {
     const lecture = await tx
       .selectFrom('lectures')
@@ -369,7 +373,7 @@ export async function recordLectureProgress(
       enrollment.id,
       { id: lecture.id, courseId: lecture.course_id },
       position,
-      input.completed,
+      completed,
     );
     return { enrollment: await getEnrollment(tx, schoolId, enrollment.id), lecture: progress };
   });

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
@@ -18,7 +19,8 @@ import {
   registerForEvent,
 } from '../community/event-registrations.ts';
 import { type Event, findEvents, getEvent } from '../community/events.ts';
-import { Checks } from '../kernel/checks.ts';
+import { parseValid } from '../kernel/checks.ts';
+import { Text } from '../kernel/fields.ts';
 import type { Page, PageParams } from '../kernel/pagination.ts';
 import type { CoursesTable } from '../kernel/tables.ts';
 import {
@@ -217,11 +219,12 @@ export async function cancelMemberEventRegistration(
   return cancelRegistration(db, scope.schoolId, registration.id);
 }
 
+/** What a member may change of their own profile. */
+export const MemberProfileFields = z.object({ name: Text(200) });
+
 /** Renames the member (1–200 characters, trimmed); 422 `validation_failed` otherwise. */
 export async function renameMember(db: Db | Tx, scope: MemberScope, name: string): Promise<MemberProfile> {
-  const c = new Checks();
-  const trimmed = c.text('name', name, 200);
-  c.done();
+  const { name: trimmed } = parseValid(MemberProfileFields, { name });
   await updateUserName(db, scope.userId, trimmed);
   return getMemberProfile(db, scope);
 }

@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, withTransaction } from '../kernel/checks.ts';
+import { parseValid, withTransaction } from '../kernel/checks.ts';
+import { Color, Id } from '../kernel/fields.ts';
 import type { AppearanceTable } from '../kernel/tables.ts';
 
 /** Font stacks a theme may use: named so a theme can never inject CSS. */
@@ -28,9 +30,16 @@ export interface Appearance {
   updatedAt: string;
 }
 
-export type AppearancePatch = Partial<Omit<Appearance, 'updatedAt'>>;
-
-const COLOR = /^#[0-9a-fA-F]{6}$/;
+/** The theme's fields as an operator writes them (the admin API derives its body). */
+export const AppearanceFields = z
+  .object({
+    primaryColor: Color,
+    accentColor: Color,
+    font: z.enum(FONTS),
+    logoFileId: Id.nullable(),
+  })
+  .partial();
+export type AppearancePatch = z.input<typeof AppearanceFields>;
 
 function toAppearance(r: AppearanceTable): Appearance {
   return {
@@ -58,21 +67,14 @@ export async function getAppearance(db: Db | Tx, schoolId: string): Promise<Appe
 export async function updateAppearance(
   db: Db | Tx,
   schoolId: string,
-  patch: AppearancePatch,
+  input: AppearancePatch,
 ): Promise<Appearance> {
-  const c = new Checks();
-  const set: Partial<AppearanceTable> = {};
-  for (const [key, column] of [
-    ['primaryColor', 'primary_color'],
-    ['accentColor', 'accent_color'],
-  ] as const) {
-    const v = patch[key];
-    if (v === undefined) continue;
-    if (typeof v !== 'string' || !COLOR.test(v)) c.fail(key, 'must be a hex colour like #1f4b99');
-    else set[column] = v.toLowerCase();
-  }
-  if (patch.font !== undefined) set.font = c.oneOf('font', patch.font, FONTS);
-  c.done();
+  const patch = parseValid(AppearanceFields, input);
+  const set: Partial<AppearanceTable> = {
+    primary_color: patch.primaryColor?.toLowerCase(),
+    accent_color: patch.accentColor?.toLowerCase(),
+    font: patch.font,
+  };
   return withTransaction(db, async (tx) => {
     if (patch.logoFileId !== undefined) {
       if (patch.logoFileId !== null) {

@@ -1,8 +1,9 @@
+import { z } from 'zod';
 import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
-import { Checks, isUniqueViolation, withTransaction } from '../kernel/checks.ts';
-import { Email } from '../kernel/fields.ts';
+import { isUniqueViolation, parseValid, withTransaction } from '../kernel/checks.ts';
+import { Currency, Email, Text, worded } from '../kernel/fields.ts';
 import type { SchoolsTable } from '../kernel/tables.ts';
 import { BETA_FEATURES, type BetaFeature, betaFeatures, findSchoolById } from './schools.ts';
 
@@ -20,7 +21,37 @@ export interface SchoolSettings {
   updatedAt: string;
 }
 
-export type SchoolSettingsPatch = Partial<Omit<SchoolSettings, 'id' | 'createdAt' | 'updatedAt'>>;
+/**
+ * The settings' fields as an operator writes them: each rule once (the admin API derives its
+ * body). What needs more than the value stays in code: reserved subdomains, a taken subdomain,
+ * the canonical spelling of a locale.
+ */
+export const SchoolSettingsFields = z
+  .object({
+    name: Text(120),
+    subdomain: worded(
+      z
+        .string()
+        .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a DNS label: a-z, 0-9 and inner hyphens'),
+      'must be a DNS label: a-z, 0-9 and inner hyphens, ≤ 63',
+    ),
+    locale: worded(
+      z
+        .string()
+        .max(35)
+        .refine((v) => canonicalLocale(v) !== undefined, 'must be a BCP 47 language tag, e.g. en or pt-BR'),
+      'must be a BCP 47 language tag, e.g. en or pt-BR',
+    ),
+    timezone: worded(
+      z.string().max(64).refine(isTimeZone, 'must be an IANA time zone, e.g. Europe/Berlin'),
+      'must be an IANA time zone, e.g. Europe/Berlin',
+    ),
+    currency: Currency,
+    contactEmail: worded(Email.nullable(), 'must be an email address or null'),
+    betaFeatures: z.array(z.enum(BETA_FEATURES)),
+  })
+  .partial();
+export type SchoolSettingsPatch = z.input<typeof SchoolSettingsFields>;
 
 /** Subdomains that would shadow the service's own hosts. */
 const RESERVED_SUBDOMAINS = new Set([
@@ -80,42 +111,20 @@ export async function getSchoolSettings(db: Db | Tx, schoolId: string): Promise<
 export async function updateSchoolSettings(
   db: Db | Tx,
   schoolId: string,
-  patch: SchoolSettingsPatch,
+  input: SchoolSettingsPatch,
 ): Promise<SchoolSettings> {
-  const c = new Checks();
-  const set: Partial<SchoolsTable> = {};
-  if (patch.name !== undefined) set.name = c.text('name', patch.name, 120);
-  if (patch.subdomain !== undefined) {
-    const sub = typeof patch.subdomain === 'string' ? patch.subdomain.toLowerCase() : '';
-    if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(sub))
-      c.fail('subdomain', 'must be a DNS label: a-z, 0-9 and inner hyphens, ≤ 63');
-    else if (RESERVED_SUBDOMAINS.has(sub)) c.fail('subdomain', 'is reserved');
-    set.subdomain = sub;
-  }
-  if (patch.locale !== undefined) {
-    const locale = typeof patch.locale === 'string' ? canonicalLocale(patch.locale) : undefined;
-    if (!locale) c.fail('locale', 'must be a BCP 47 language tag, e.g. en or pt-BR');
-    set.locale = locale;
-  }
-  if (patch.timezone !== undefined) {
-    if (typeof patch.timezone !== 'string' || !isTimeZone(patch.timezone))
-      c.fail('timezone', 'must be an IANA time zone, e.g. Europe/Berlin');
-    set.timezone = patch.timezone;
-  }
-  if (patch.currency !== undefined) set.currency = c.currency('currency', patch.currency);
-  if (patch.contactEmail !== undefined) {
-    const email = patch.contactEmail;
-    if (email !== null && !Email.safeParse(email).success)
-      c.fail('contactEmail', 'must be an email address or null');
-    set.contact_email = email;
-  }
-  if (patch.betaFeatures !== undefined) {
-    const list = Array.isArray(patch.betaFeatures) ? patch.betaFeatures : [];
-    for (const f of list)
-      if (!BETA_FEATURES.includes(f)) c.fail('betaFeatures', `unknown feature ${String(f)}`);
-    set.beta_features = JSON.stringify([...new Set(list)].sort());
-  }
-  c.done();
+  const patch = parseValid(SchoolSettingsFields, input);
+  if (patch.subdomain && RESERVED_SUBDOMAINS.has(patch.subdomain))
+    throw problems.validation([{ field: 'subdomain', message: 'is reserved' }]);
+  const set: Partial<SchoolsTable> = {
+    name: patch.name,
+    subdomain: patch.subdomain,
+    locale: patch.locale && canonicalLocale(patch.locale),
+    timezone: patch.timezone,
+    currency: patch.currency,
+    contact_email: patch.contactEmail,
+    beta_features: patch.betaFeatures && JSON.stringify([...new Set(patch.betaFeatures)].sort()),
+  };
   return withTransaction(db, async (tx) => {
     const current = await getSchoolSettings(tx, schoolId);
     const taken = () =>
