@@ -5,6 +5,7 @@ import { findMembership } from '../../src/domain/school/memberships.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { type Db, openDatabase } from '../../src/store/database.ts';
+import { migrations } from '../../src/store/migrations/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { cliEnv, runLectern } from './run.ts';
 
@@ -22,10 +23,17 @@ describe('lectern command line', () => {
     await database.drop();
   });
 
-  it('migrate applies the migrations', async () => {
+  it('migrate names each migration it applies, then says nothing is pending (issue #16)', async () => {
     const r = await runLectern(['migrate'], env);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, 'migrations applied\n');
+    const names = Object.keys(migrations);
+    assert.equal(
+      r.stdout,
+      `${names.map((n) => `applied ${n}\n`).join('')}${names.length} migration(s) applied\n`,
+    );
+    const again = await runLectern(['migrate'], env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, 'no pending migrations: the database is up to date\n');
     // Read through this test's own connection: introspection would list other schemas' tables too.
     assert.deepEqual(await db.selectFrom('courses').select('id').execute(), []);
   });

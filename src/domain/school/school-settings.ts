@@ -69,20 +69,15 @@ export function canonicalLocale(value: string): string | undefined {
   }
 }
 
-/** The school's settings; 404 if it does not exist. */
-export async function getSchoolSettings(db: Db | Tx, schoolId: string): Promise<SchoolSettings> {
-  const school = await findSchoolById(db, schoolId);
-  if (!school) throw problems.notFound('No such school.');
-  return toSettings(school);
-}
-
-/** Changes settings; a taken subdomain is a 409 `subdomain_taken`. */
-export async function updateSchoolSettings(
-  db: Db | Tx,
-  schoolId: string,
-  patch: SchoolSettingsPatch,
-): Promise<SchoolSettings> {
-  const c = new Checks();
+/**
+ * The field rules of a school's identity (name, subdomain, locale, time zone, currency), checked
+ * once for every path that sets them: the settings operators change and a new school
+ * (school-founding.ts). Failures are recorded on `c`; the returned columns hold what passed.
+ */
+export function checkSchoolFields(
+  c: Checks,
+  patch: Pick<SchoolSettingsPatch, 'name' | 'subdomain' | 'locale' | 'timezone' | 'currency'>,
+): Partial<SchoolsTable> {
   const set: Partial<SchoolsTable> = {};
   if (patch.name !== undefined) set.name = c.text('name', patch.name, 120);
   if (patch.subdomain !== undefined) {
@@ -103,6 +98,29 @@ export async function updateSchoolSettings(
     set.timezone = patch.timezone;
   }
   if (patch.currency !== undefined) set.currency = c.currency('currency', patch.currency);
+  return set;
+}
+
+/** 409 `subdomain_taken`. */
+export function subdomainTaken(subdomain: string | undefined) {
+  return problem('subdomain_taken', { detail: `The subdomain "${subdomain}" is taken.` });
+}
+
+/** The school's settings; 404 if it does not exist. */
+export async function getSchoolSettings(db: Db | Tx, schoolId: string): Promise<SchoolSettings> {
+  const school = await findSchoolById(db, schoolId);
+  if (!school) throw problems.notFound('No such school.');
+  return toSettings(school);
+}
+
+/** Changes settings; a taken subdomain is a 409 `subdomain_taken`. */
+export async function updateSchoolSettings(
+  db: Db | Tx,
+  schoolId: string,
+  patch: SchoolSettingsPatch,
+): Promise<SchoolSettings> {
+  const c = new Checks();
+  const set = checkSchoolFields(c, patch);
   if (patch.contactEmail !== undefined) {
     const email = patch.contactEmail;
     if (email !== null && !Email.safeParse(email).success)
@@ -118,10 +136,7 @@ export async function updateSchoolSettings(
   c.done();
   return withTransaction(db, async (tx) => {
     const current = await getSchoolSettings(tx, schoolId);
-    const taken = () =>
-      problem('subdomain_taken', {
-        detail: `The subdomain "${set.subdomain}" is taken.`,
-      });
+    const taken = () => subdomainTaken(set.subdomain);
     if (set.subdomain && set.subdomain !== current.subdomain) {
       const other = await tx
         .selectFrom('schools')
