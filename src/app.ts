@@ -5,6 +5,7 @@ import { createAdminApp } from './admin/rest.ts';
 import { createErrorHandler, problemResponse } from './errors/handler.ts';
 import { problems } from './errors/problem-error.ts';
 import { createHealthApp } from './health/routes.ts';
+import { accessLog } from './http/access-log.ts';
 import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { defaultHeaders } from './http/default-headers.ts';
@@ -21,6 +22,7 @@ const UPLOAD_PREFIXES = ['/api/v1/storage'];
 export function createApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestId({ limitLength: 128 }));
+  app.use('*', accessLog(ctx.logger));
   app.use('*', metricsMiddleware(ctx.metrics));
   app.use('*', defaultHeaders());
   app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, UPLOAD_PREFIXES));

@@ -4,6 +4,7 @@ import { verifyPassword } from '../crypto/passwords.ts';
 import { findUserByEmail, normalizeEmail } from '../domain/school/users.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
+import { logSecurityEvent } from '../http/security-log.ts';
 import {
   CSRF_FIELD,
   csrfToken,
@@ -113,8 +114,14 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
     // The attempt is counted before the password is checked, in one atomic step (issue #15):
     // parallel guesses each take a place, so no more than the limit are ever checked.
     const reservation = await ctx.throttle.reserve(rules);
+    const address = clientAddress(ctx.config, c);
     if (reservation.retryAfter > 0) {
       const wait = reservation.retryAfter;
+      logSecurityEvent(ctx.logger, 'login.locked', {
+        address,
+        retryAfterSeconds: wait,
+        requestId: c.get('requestId'),
+      });
       return errorPage(
         c,
         429,
@@ -127,6 +134,13 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
     const user = password.length <= 1024 ? await findUserByEmail(ctx.db, email) : undefined;
     const ok = password.length <= 1024 && (await verifyPassword(user?.password_hash, password));
     if (!user || !ok) {
+      // The account when the email names one; the email itself is not logged (it may be a typo
+      // of a password, or someone else's address).
+      logSecurityEvent(ctx.logger, 'login.failed', {
+        userId: user?.id ?? null,
+        address,
+        requestId: c.get('requestId'),
+      });
       // The reservation stays: it is this failure's count.
       return show(c, 401, returnTo, email, 'Email or password is incorrect.');
     }
@@ -134,6 +148,11 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
     // burst that contains the right password cannot wipe the guesses made with it.
     await reservation.release();
     await startSession(ctx, c, user.id);
+    logSecurityEvent(ctx.logger, 'login.succeeded', {
+      userId: user.id,
+      address,
+      requestId: c.get('requestId'),
+    });
     return c.redirect(returnTo ?? DEFAULT_LANDING, 303);
   });
 

@@ -137,6 +137,22 @@ describe('lectern command line', () => {
     assert.equal(await findUserByEmail(db, 'x@example.com'), undefined);
   });
 
+  it('keys rotate prints only the kid and logs signing_key.rotated on stderr (issue #16)', async () => {
+    const r = await runLectern(['keys', 'rotate'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const kid = r.stdout.trim();
+    assert.match(r.stdout, /^[A-Za-z0-9_-]{43}\n$/);
+    const events = r.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === 'signing_key.rotated');
+    assert.deepEqual(
+      events.map((e) => [e.level, e.kid]),
+      [[30, kid]],
+    );
+  });
+
   it('a bad configuration exits 78 with one line naming the variable', async () => {
     const r = await runLectern(['migrate'], { ...env, PORT: 'abc' });
     assert.equal(r.code, 78);
