@@ -14,6 +14,7 @@ import { createMcpApp } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
 import { createOAuthMetadataApp } from './oauth/metadata-app.ts';
 import { authorizePages } from './web/consent.ts';
+import { notFoundPage, wantsPage } from './web/landing.ts';
 import { createPagesApp } from './web/pages.ts';
 
 const UPLOAD_PREFIXES = ['/api/v1/storage'];
@@ -35,7 +36,12 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createOAuthMetadataApp(ctx));
   app.route('/', createPagesApp(ctx));
 
-  app.notFound((c) => problemResponse(c, problems.notFound(`No route for ${c.req.method} ${c.req.path}.`)));
+  // Browsers get a page; API clients (any Accept not preferring HTML) the problem+json 404.
+  app.notFound((c) =>
+    wantsPage(c)
+      ? notFoundPage(c)
+      : problemResponse(c, problems.notFound(`No route for ${c.req.method} ${c.req.path}.`)),
+  );
   app.onError(createErrorHandler(ctx.logger));
   return app;
 }

@@ -3,10 +3,11 @@ import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountPagesApp } from './account/routes.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
+import { createLandingApp } from './landing.ts';
 import { createLoginApp } from './login.ts';
 
 /**
- * Sign-in (`/login`, `/logout`), the signed-in pages (`/admin` for operators, `/account` for
+ * The front page (`/`), sign-in (`/login`, `/logout`), the signed-in pages (`/admin` for operators, `/account` for
  * everyone) and the agent documents (`/auth.md`, `/llms.txt`). Mounted by one line in app.ts.
  */
 export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
@@ -15,5 +16,6 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAdminPagesApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
+  app.route('/', createLandingApp(ctx));
   return app;
 }
