@@ -99,6 +99,7 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
       return show(c, 400, returnTo, '', 'Enter your email and password.');
     }
 
+    const address = clientAddress(ctx.config, c);
     const rules: ThrottleRule[] = [
       {
         key: `login:account:${normalizeEmail(email)}`,
@@ -106,7 +107,7 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
         windowSeconds: WINDOW_SECONDS,
       },
       {
-        key: `login:ip:${clientAddress(ctx.config, c)}`,
+        key: `login:ip:${address}`,
         limit: IP_FAILURE_LIMIT,
         windowSeconds: WINDOW_SECONDS,
       },
@@ -114,7 +115,6 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
     // The attempt is counted before the password is checked, in one atomic step (issue #15):
     // parallel guesses each take a place, so no more than the limit are ever checked.
     const reservation = await ctx.throttle.reserve(rules);
-    const address = clientAddress(ctx.config, c);
     if (reservation.retryAfter > 0) {
       const wait = reservation.retryAfter;
       logSecurityEvent(ctx.logger, 'login.locked', {
