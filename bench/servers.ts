@@ -92,7 +92,8 @@ export async function startLectern(
     HOST: '127.0.0.1',
     BASE_URL: url,
     DATABASE_URL: `file:${join(dataDir, 'lectern.sqlite')}`,
-    LOG_LEVEL: 'warn',
+    // BENCH_LOG_LEVEL=info measures the access log's cost (one line per request at info).
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     NODE_ENV: 'development',
     SEED_DEMO: 'true',
     ...options.env,

@@ -177,6 +177,29 @@ function resolveSecret(given: string | undefined, env: Config['env'], db: Config
   return secret;
 }
 
+/**
+ * The variables whose refused value may be quoted back in the error. An allow-list, not a
+ * deny-list: a new variable stays unquoted until someone decides its value is harmless, so a
+ * secret (LECTERN_SECRET, METRICS_TOKEN) or a URL carrying a password (DATABASE_URL, REDIS_URL,
+ * SMTP_URL) never reaches a terminal or a log shipper through a typo.
+ */
+const ECHOED_VARIABLES = new Set([
+  'NODE_ENV',
+  'PORT',
+  'HOST',
+  'LOG_LEVEL',
+  'SEED_DEMO',
+  'BODY_LIMIT_BYTES',
+  'UPLOAD_LIMIT_BYTES',
+  'FILES_DIR',
+  'CIMD_ALLOWED_HOSTS',
+  'OPEN_REGISTRATION',
+  'REGISTRATION_RATE_LIMIT',
+  'VENDORS_FILE',
+  'TRUST_PROXY',
+  'MAIL_FROM',
+]);
+
 /** Parses the environment once; throws ConfigError naming the first bad variable. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const raw = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
@@ -184,7 +207,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const variable = String(issue.path[0] ?? 'environment');
-    const value = raw[variable];
+    const value = ECHOED_VARIABLES.has(variable) ? raw[variable] : undefined;
     fail(variable, `${issue.message}${value === undefined ? '' : ` (got "${value}")`}`);
   }
   const e = parsed.data;

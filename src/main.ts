@@ -1,40 +1,35 @@
 /**
- * The `lectern` command: serve (default), migrate, seed, users create, keys rotate. Reads
- * configuration from the environment once (config.ts) and everything else from its arguments.
+ * The `lectern` command: serve (default), migrate, seed, schools create, users create, keys
+ * rotate. Reads configuration from the environment once (config.ts) and everything else from its
+ * arguments; the commands beyond serve live in src/cli/, how they fail in cli/failures.ts.
  */
-import { parseArgs } from 'node:util';
 import { createApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
-import { hashPassword, passwordProblem } from './crypto/passwords.ts';
+import { openCommandRuntime } from './cli/command-runtime.ts';
+import { CliFailure, type DatabaseWhere, EXIT, explainFailure, UsageError } from './cli/failures.ts';
+import { schoolsCreate } from './cli/schools.ts';
+import { usersCreate } from './cli/users.ts';
+import { type Config, loadConfig } from './config.ts';
 import { rotateSigningKey } from './crypto/signing-keys.ts';
 import { DEMO_ACCOUNTS, seedDemoData } from './domain/demo/demo-seed.ts';
-import { addRoles } from './domain/school/memberships.ts';
-import { ROLES, type Role } from './domain/school/roles.ts';
-import { findSchoolBySubdomain } from './domain/school/schools.ts';
-import { createUser } from './domain/school/users.ts';
+import { logSecurityEvent } from './http/security-log.ts';
 import { purgeExpired } from './oauth/housekeeping.ts';
-import { listen, openRuntime } from './runtime.ts';
-import { inTransaction } from './store/database.ts';
+import { listen, openRuntime, type RunningServer } from './runtime.ts';
 
 const USAGE = `usage: lectern [command]
 
 commands:
   serve                       start the HTTP server (default); migrates, seeds demo data if enabled
-  migrate                     apply pending database migrations
-  seed                        add the demo data (idempotent)
+  migrate                     apply pending database migrations and name each one
+  seed                        add the demo data (idempotent; refused when NODE_ENV=production)
+  schools create --name N --subdomain S --owner-email E [--owner-name N] [--currency C]
+                 [--locale L] [--timezone TZ]
+                              create a school and its first owner; a new owner's password is
+                              read from standard input (an existing account keeps its own)
   users create --email E --name N [--school SUBDOMAIN --role ROLE]
                               create a user; the password is read from standard input
   keys rotate                 make a new id_token signing key; the old one stays in the JWKS
                               until every token it signed has expired; prints the new kid
 `;
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
 
 /** How often `serve` deletes long-expired codes, tokens and sessions. */
 const PURGE_EVERY_MS = 15 * 60_000;
@@ -51,8 +46,15 @@ async function serveCommand(config: Config): Promise<void> {
       );
     }
   }
-  const app = createApp(runtime);
-  const server = await listen(app, config.host, config.port);
+  if (runtime.migrated.length > 0)
+    runtime.logger.info({ migrations: runtime.migrated }, 'migrations applied');
+  let server: RunningServer;
+  try {
+    server = await listen(createApp(runtime), config.host, config.port);
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
   runtime.logger.info(
     { url: server.url, baseUrl: config.baseUrl, db: config.database.engine },
     'lectern listening',
@@ -89,45 +91,47 @@ async function serveCommand(config: Config): Promise<void> {
   purge();
 }
 
-async function usersCreate(config: Config, argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      email: { type: 'string' },
-      name: { type: 'string' },
-      school: { type: 'string' },
-      role: { type: 'string' },
-    },
-  });
-  if (!values.email || !values.name) throw new UsageError('users create needs --email and --name');
-  if (values.role && !ROLES.includes(values.role as Role))
-    throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-  if (values.role && !values.school) throw new UsageError('--role needs --school');
-  const password = await readStdin();
-  const refused = passwordProblem(password);
-  if (refused) throw new UsageError(`the password (standard input) ${refused}`);
-  const runtime = await openRuntime(config, { syncClients: false });
+/** `lectern migrate`: names each migration it applied, or says that none was pending. */
+async function migrateCommand(config: Config): Promise<void> {
+  const runtime = await openCommandRuntime(config);
+  await runtime.close();
+  for (const name of runtime.migrated) console.log(`applied ${name}`);
+  console.log(
+    runtime.migrated.length > 0
+      ? `${runtime.migrated.length} migration(s) applied`
+      : 'no pending migrations: the database is up to date',
+  );
+}
+
+/** `lectern seed`: the demo accounts share a published password, so never in production. */
+async function seedCommand(config: Config): Promise<void> {
+  if (config.env === 'production') {
+    throw new CliFailure(
+      'seed refused: NODE_ENV=production, and the demo accounts have a published password; nothing was written',
+      EXIT.refused,
+    );
+  }
+  const runtime = await openCommandRuntime(config);
   try {
-    const user = await inTransaction(runtime.db, async (tx) => {
-      const created = await createUser(tx, {
-        email: values.email!,
-        name: values.name!,
-        passwordHash: await hashPassword(password),
-      });
-      if (values.school) {
-        const school = await findSchoolBySubdomain(tx, values.school);
-        if (!school) throw new UsageError(`no school with subdomain ${values.school}`);
-        await addRoles(tx, school.id, created.id, [(values.role ?? 'student') as Role]);
-      }
-      return created;
-    });
-    console.log(JSON.stringify({ id: user.id, email: user.email }));
+    const result = await seedDemoData(runtime.db);
+    console.log(result.created ? 'demo data created' : 'demo data already present');
   } finally {
     await runtime.close();
   }
 }
 
-class UsageError extends Error {}
+async function keysRotate(config: Config): Promise<void> {
+  const runtime = await openCommandRuntime(config);
+  try {
+    const { kid } = await rotateSigningKey(runtime);
+    logSecurityEvent(runtime.logger, 'signing_key.rotated', { kid });
+    console.log(kid);
+  } finally {
+    await runtime.close();
+  }
+}
+
+let databaseWhere: DatabaseWhere | undefined;
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', sub, ...rest] = argv;
@@ -136,50 +140,26 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
+  databaseWhere = config.database;
   if (command === 'serve') return serveCommand(config);
-  if (command === 'migrate') {
-    const runtime = await openRuntime(config, { processMetrics: false, syncClients: false });
-    await runtime.close();
-    console.log('migrations applied');
-    return;
-  }
-  if (command === 'seed') {
-    const runtime = await openRuntime(config, { processMetrics: false, syncClients: false });
-    try {
-      const result = await seedDemoData(runtime.db);
-      console.log(result.created ? 'demo data created' : 'demo data already present');
-    } finally {
-      await runtime.close();
-    }
-    return;
-  }
+  if (command === 'migrate') return migrateCommand(config);
+  if (command === 'seed') return seedCommand(config);
+  if (command === 'schools' && sub === 'create') return schoolsCreate(config, rest);
   if (command === 'users' && sub === 'create') return usersCreate(config, rest);
-  if (command === 'keys' && sub === 'rotate') {
-    const runtime = await openRuntime(config, { processMetrics: false, syncClients: false });
-    try {
-      console.log((await rotateSigningKey(runtime)).kid);
-    } finally {
-      await runtime.close();
-    }
-    return;
-  }
+  if (command === 'keys' && sub === 'rotate') return keysRotate(config);
   throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    console.error(`lectern: configuration error: ${err.message}`);
-    process.exit(78);
-  }
   if (err instanceof UsageError) {
     console.error(`lectern: ${err.message}\n\n${USAGE}`);
-    process.exit(64);
+    process.exit(EXIT.usage);
   }
-  const problem = err as { code?: string; detail?: string; message?: string };
-  if (problem.code === 'email_taken') {
-    console.error(`lectern: ${problem.detail}`);
-    process.exit(65);
+  const failure = explainFailure(err, databaseWhere);
+  if (failure) {
+    console.error(`lectern: ${failure.message}`);
+    process.exit(failure.exitCode);
   }
   console.error('lectern: fatal error', err);
-  process.exit(1);
+  process.exit(EXIT.fatal);
 });

@@ -19,6 +19,8 @@ import { type Clock, systemClock, withClock } from './store/time.ts';
 
 /** The live parts of a running Lectern: what the app is built from, and how to close it. */
 export interface Runtime extends AppContext {
+  /** The migrations this start applied, oldest first (empty when none was pending). */
+  readonly migrated: readonly string[];
   close(): Promise<void>;
 }
 
@@ -43,8 +45,9 @@ export async function openRuntime(
 ): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel, options.logDestination);
   const db = options.db ?? openDatabase(config.database);
+  let migrated: string[];
   try {
-    await migrateToLatest(db);
+    migrated = await migrateToLatest(db);
   } catch (err) {
     await db.destroy();
     throw err;
@@ -74,6 +77,7 @@ export async function openRuntime(
     cimd: createCimdFetcher({ db, config, logger }, options.cimdFetch),
     mailer,
     redis,
+    migrated,
     close: async () => {
       mailer.close();
       await throttle.close();

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { ProblemError, problems } from '../errors/problem-error.ts';
+import { noteClient } from '../http/access-log.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
@@ -28,7 +29,10 @@ export function honoPath(path: string): string {
 
 async function authenticate(ctx: AppContext, c: Context): Promise<Principal> {
   const result = await ctx.verifier.verify(c.req.header('authorization'));
-  if (result.ok) return result.principal;
+  if (result.ok) {
+    noteClient(c, result.principal.clientId);
+    return result.principal;
+  }
   const refusal = tokenRefusal(ctx.config.baseUrl, result, MCP_CHALLENGE_SCOPES);
   throw new ProblemError(401, 'invalid_token', 'Unauthorized', {
     detail: refusal.description,

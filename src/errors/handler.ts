@@ -8,6 +8,11 @@ import { ProblemError, problem, problems } from './problem-error.ts';
 
 const OAUTH_PATH = /^\/(api\/oauth|oauth)\//;
 
+/** The request's id (hono/request-id), for the answer and every log line about the request. */
+function requestIdOf(c: Context): string | undefined {
+  return c.get('requestId') as string | undefined;
+}
+
 /** RFC 9457 body for a problem; `instance` is the request path. */
 export function problemResponse(c: Context, p: ProblemError): Response {
   const body: Record<string, unknown> = {
@@ -19,7 +24,7 @@ export function problemResponse(c: Context, p: ProblemError): Response {
     instance: c.req.path,
   };
   if (p.errors) body.errors = p.errors;
-  const requestId = c.get('requestId') as string | undefined;
+  const requestId = requestIdOf(c);
   if (requestId) body.request_id = requestId;
   return c.body(JSON.stringify(body), p.status as 400, {
     'Content-Type': 'application/problem+json',
@@ -48,17 +53,19 @@ export function createErrorHandler(logger: Logger) {
       // Reading the body failed because the client hung up: nothing of ours broke and nobody
       // will read the answer. One quiet line, no stack (the stack is Node's, not ours).
       logger.debug(
-        { path: c.req.path, method: c.req.method, reason: err.message },
+        { path: c.req.path, method: c.req.method, reason: err.message, requestId: requestIdOf(c) },
         'client closed the connection before its request was read',
       );
       err = problems.badRequest('The request body did not arrive in full.');
     }
     if (err instanceof OAuthError) {
-      if (err.status >= 500) logger.error({ err, path: c.req.path }, 'oauth server error');
+      if (err.status >= 500)
+        logger.error({ err, path: c.req.path, requestId: requestIdOf(c) }, 'oauth server error');
       return oauthErrorResponse(c, err);
     }
     if (err instanceof ProblemError) {
-      if (err.status >= 500) logger.error({ err, path: c.req.path }, 'server problem');
+      if (err.status >= 500)
+        logger.error({ err, path: c.req.path, requestId: requestIdOf(c) }, 'server problem');
       // OAuth endpoints answer in RFC 6749 §5.2 JSON even for problems raised below them.
       if (err.status < 500 && OAUTH_PATH.test(c.req.path)) {
         const description = err.detail ?? err.title;
@@ -76,7 +83,10 @@ export function createErrorHandler(logger: Logger) {
       }
       return problemResponse(c, new ProblemError(status, httpCode(status), err.message || 'Error'));
     }
-    logger.error({ err, path: c.req.path, method: c.req.method }, 'unhandled error');
+    logger.error(
+      { err, path: c.req.path, method: c.req.method, requestId: requestIdOf(c) },
+      'unhandled error',
+    );
     if (OAUTH_PATH.test(c.req.path)) {
       return oauthErrorResponse(
         c,

@@ -47,7 +47,7 @@ export function createHealthApp(ctx: AppContext): Hono<AppEnv> {
               };
       return c.json(body, 200, { 'Cache-Control': 'no-store' });
     } catch (err) {
-      ctx.logger.warn({ err }, 'readiness check failed');
+      ctx.logger.warn({ err, requestId: c.get('requestId') }, 'readiness check failed');
       return c.json(
         {
           type: 'about:blank',

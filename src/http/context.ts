@@ -42,5 +42,7 @@ export interface AppContext {
 export interface AppEnv {
   Variables: {
     requestId: string;
+    /** The client a bearer token or client authentication named (access log; http/access-log.ts). */
+    clientId?: string;
   };
 }

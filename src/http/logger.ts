@@ -28,9 +28,10 @@ const REDACT = [
 ];
 
 /**
- * JSON logger with secrets redacted. Standard output is written synchronously: Lectern logs a few
- * lines (start, stop, errors), never one per request, and pino's asynchronous stream was seen to
- * reorder lines and lose the last one on exit.
+ * JSON logger with secrets redacted. Standard output is written synchronously: pino's asynchronous
+ * stream was seen to reorder lines and lose the last one on exit. Since issue #16 there is one
+ * access-log line per request (http/access-log.ts); its cost with a synchronous write is measured
+ * in docs/decisions.md, and moving to an asynchronous stream needs a test for ordering first.
  */
 export function createLogger(
   level: string,

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /** The app's Prometheus registry (one per app instance, so tests never collide). */
@@ -28,12 +28,20 @@ export function createMetrics(collectProcess = true): Metrics {
   return { registry, requests, duration };
 }
 
+/**
+ * The route template that answered (`/api/v1/courses/:course_id`), read after the handler ran;
+ * 'unmatched' when no route did. Metrics and the access log name routes the same way.
+ */
+export function routeTemplate(c: Context): string {
+  return c.req.routePath || 'unmatched';
+}
+
 /** Counts requests by route template (never the raw path: ids would explode cardinality). */
 export function metricsMiddleware(metrics: Metrics): MiddlewareHandler {
   return async (c, next) => {
     const start = performance.now();
     await next();
-    const route = c.req.routePath || 'unmatched';
+    const route = routeTemplate(c);
     metrics.requests.inc({ method: c.req.method, route, status: String(c.res.status) });
     metrics.duration.observe({ method: c.req.method, route }, (performance.now() - start) / 1000);
   };

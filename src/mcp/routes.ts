@@ -1,6 +1,7 @@
 import { type AuthInfo, createMcpHandler, isJsonContentType } from '@modelcontextprotocol/server';
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
+import { noteClient } from '../http/access-log.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { type BearerRefusal, challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
@@ -111,8 +112,10 @@ export function createMcpApp(ctx: AppContext): Hono<AppEnv> {
     // No header is anonymous; any header that fails is not (spec §4.7, product.md §6).
     const verified = await verifier.verify(c.req.header('authorization'));
     let principal: Principal | null = null;
-    if (verified.ok) principal = verified.principal;
-    else if (verified.tokenPresented) {
+    if (verified.ok) {
+      principal = verified.principal;
+      noteClient(c, principal.clientId);
+    } else if (verified.tokenPresented) {
       return refuse(c, tokenRefusal(baseUrl, verified, MCP_CHALLENGE_SCOPES), null);
     }
 

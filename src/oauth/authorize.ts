@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
+import { logSecurityEvent } from '../http/security-log.ts';
 import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from '../http/sessions.ts';
 import { inTransaction } from '../store/database.ts';
 import { nowMs } from '../store/time.ts';
@@ -38,8 +39,9 @@ async function approve(
   req: AuthorizationRequest,
   session: Session,
   school: EligibleSchool,
+  requestId: string,
 ): Promise<string> {
-  return inTransaction(ctx.db, async (tx) => {
+  const { grantId, code } = await inTransaction(ctx.db, async (tx) => {
     const grant = await createGrant(tx, {
       clientId: req.client.id,
       userId: session.userId,
@@ -49,7 +51,7 @@ async function approve(
       resource: req.resource,
       authTime: session.authTime,
     });
-    return issueCode(tx, {
+    const issued = await issueCode(tx, {
       grantId: grant.id,
       clientId: req.client.id,
       redirectUri: req.redirectUri,
@@ -59,7 +61,17 @@ async function approve(
       nonce: req.nonce,
       authTime: session.authTime,
     });
+    return { grantId: grant.id, code: issued };
   });
+  logSecurityEvent(ctx.logger, 'grant.created', {
+    schoolId: school.id,
+    userId: session.userId,
+    clientId: req.client.id,
+    grantId,
+    scopes: req.scopes,
+    requestId,
+  });
+  return code;
 }
 
 /**
@@ -148,7 +160,7 @@ export function createAuthorizeApp(ctx: AppContext, pages: AuthorizePages): Hono
           resource: req.resource,
         });
         if (remembered) {
-          const code = await approve(ctx, req, session, school);
+          const code = await approve(ctx, req, session, school, c.get('requestId'));
           return redirectToClient(c, ctx, req.redirectUri, { code, state: req.state }, 302);
         }
       }
@@ -232,7 +244,7 @@ export function createAuthorizeApp(ctx: AppContext, pages: AuthorizePages): Hono
           'The chosen school is not one this user can authorize for.',
         );
       }
-      const code = await approve(ctx, req, session, school);
+      const code = await approve(ctx, req, session, school, c.get('requestId'));
       return redirectToClient(c, ctx, req.redirectUri, { code, state: req.state }, 303);
     } catch (err) {
       if (err instanceof AuthorizeRedirectError) {

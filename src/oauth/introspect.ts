@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { findMembership } from '../domain/school/memberships.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
+import { noteClient } from '../http/access-log.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { authenticateClient } from './client-auth.ts';
 import { readOAuthForm } from './form-body.ts';
@@ -19,6 +20,7 @@ export function createIntrospectApp(ctx: AppContext): Hono<AppEnv> {
   app.post('/api/oauth/introspect', async (c) => {
     const params = await readOAuthForm(c);
     const client = await authenticateClient(ctx, params, c.req.header('authorization'));
+    noteClient(c, client.id);
     const token = params.get('token');
     if (!token) throw new OAuthError('invalid_request', 'token is required.');
     const headers = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

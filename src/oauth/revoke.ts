@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { OAuthError } from '../errors/oauth-error.ts';
+import { noteClient } from '../http/access-log.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
+import { logSecurityEvent } from '../http/security-log.ts';
 import { authenticateClient } from './client-auth.ts';
 import { readOAuthForm } from './form-body.ts';
 import { revokeGrant } from './grants.ts';
@@ -16,6 +18,7 @@ export function createRevokeApp(ctx: AppContext): Hono<AppEnv> {
   app.post('/api/oauth/revoke', async (c) => {
     const params = await readOAuthForm(c);
     const client = await authenticateClient(ctx, params, c.req.header('authorization'));
+    noteClient(c, client.id);
     const token = params.get('token');
     if (!token) throw new OAuthError('invalid_request', 'token is required.');
     // §2.1: token_type_hint is only a hint; the hash lookup finds either kind.
@@ -23,6 +26,12 @@ export function createRevokeApp(ctx: AppContext): Hono<AppEnv> {
     if (stored && stored.clientId === client.id) {
       if (stored.kind === 'refresh') await revokeGrant(ctx.db, stored.grantId);
       else await revokeToken(ctx.db, stored.tokenHash);
+      logSecurityEvent(ctx.logger, stored.kind === 'refresh' ? 'grant.revoked' : 'token.revoked', {
+        clientId: client.id,
+        grantId: stored.grantId,
+        by: 'client',
+        requestId: c.get('requestId'),
+      });
     }
     return c.body(null, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   });

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { OAuthError } from '../errors/oauth-error.ts';
+import { noteClient } from '../http/access-log.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { authenticateClient } from './client-auth.ts';
 import { readOAuthForm } from './form-body.ts';
@@ -15,6 +16,7 @@ export function createTokenApp(ctx: AppContext): Hono<AppEnv> {
     const grantType = params.get('grant_type');
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
     const client = await authenticateClient(ctx, params, c.req.header('authorization'));
+    noteClient(c, client.id);
     switch (grantType) {
       case 'authorization_code': {
         const { tokens, idToken } = await exchangeAuthorizationCode(ctx, client, params);

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { noteClient } from '../http/access-log.ts';
 import type { AppContext } from '../http/context.ts';
 import { decide, type Refusal, type Requirement } from './authorization.ts';
 import { bearerChallenge } from './challenge.ts';
@@ -106,6 +107,7 @@ export function requireBearer(
       const decision = decide(result.principal, options.need);
       if (!decision.allowed) return render(c, decisionRefusal(ctx.config.baseUrl, decision));
     }
+    noteClient(c, result.principal.clientId);
     c.set('principal', result.principal);
     await next();
   };

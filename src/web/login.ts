@@ -5,6 +5,7 @@ import { findUserByEmail, normalizeEmail } from '../domain/school/users.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { loginRules } from '../http/login-throttle.ts';
+import { logSecurityEvent } from '../http/security-log.ts';
 import {
   CSRF_FIELD,
   csrfToken,
@@ -98,16 +99,31 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
       return show(c, 400, returnTo, '', 'Enter your email and password.');
     }
 
-    const rules = loginRules(normalizeEmail(email), clientAddress(ctx.config, c));
+    const address = clientAddress(ctx.config, c);
+    const rules = loginRules(normalizeEmail(email), address);
     // The attempt is counted before the password is checked, in one atomic step (issue #15):
     // parallel guesses each take a place, so no more than the limit are ever checked.
     const reservation = await ctx.throttle.reserve(rules);
-    if (reservation.retryAfter > 0) return lockoutPage(c, reservation.retryAfter, ctx.mailer.enabled);
+    if (reservation.retryAfter > 0) {
+      logSecurityEvent(ctx.logger, 'login.locked', {
+        address,
+        retryAfterSeconds: reservation.retryAfter,
+        requestId: c.get('requestId'),
+      });
+      return lockoutPage(c, reservation.retryAfter, ctx.mailer.enabled);
+    }
     // Passwords beyond 1 KiB are refused without hashing them (argon2 cost is per byte).
     const user = password.length <= MAX_PASSWORD_LENGTH ? await findUserByEmail(ctx.db, email) : undefined;
     const ok =
       password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(user?.password_hash, password));
     if (!user || !ok) {
+      // The account when the email names one; the email itself is not logged (it may be a typo
+      // of a password, or someone else's address).
+      logSecurityEvent(ctx.logger, 'login.failed', {
+        userId: user?.id ?? null,
+        address,
+        requestId: c.get('requestId'),
+      });
       // The reservation stays: it is this failure's count.
       return show(c, 401, returnTo, email, 'Email or password is incorrect.');
     }
@@ -115,6 +131,11 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
     // burst that contains the right password cannot wipe the guesses made with it.
     await reservation.release();
     await startSession(ctx, c, user.id);
+    logSecurityEvent(ctx.logger, 'login.succeeded', {
+      userId: user.id,
+      address,
+      requestId: c.get('requestId'),
+    });
     return c.redirect(returnTo ?? DEFAULT_LANDING, 303);
   });
 

@@ -7,11 +7,12 @@ import { createMemberPagesApp } from './admin/members-pages.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
 import { createInvitationPagesApp } from './invitations.ts';
+import { createLandingApp } from './landing.ts';
 import { createLoginApp } from './login.ts';
 import { createPasswordResetApp } from './recovery/password-reset.ts';
 
 /**
- * Sign-in (`/login`, `/logout`), the signed-in pages (`/admin` for operators, `/account` for
+ * The front page (`/`), sign-in (`/login`, `/logout`), the signed-in pages (`/admin` for operators, `/account` for
  * everyone) and the agent documents (`/auth.md`, `/llms.txt`). Mounted by one line in app.ts.
  */
 export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
@@ -25,5 +26,6 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAccountSettingsApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
   app.route('/', createInvitationPagesApp(ctx));
+  app.route('/', createLandingApp(ctx));
   return app;
 }

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -14,14 +14,12 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { CHROMIUM, chromiumSkip } from '../support/chromium.ts';
 import { createWorld } from '../support/world.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = 'test-artifacts/screenshots';
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `Chromium not found at ${CHROMIUM} (CI installs it); browser tests skipped`;
+const skip = chromiumSkip;
 
 /** A free TCP port on 127.0.0.1 (the app's BASE_URL must be known before the app is built). */
 async function freePort(): Promise<number> {
@@ -58,7 +56,7 @@ async function assertAccessible(page: Page, name: string): Promise<void> {
   );
 }
 
-describe('admin area and account page in Chromium', { skip }, () => {
+describe('admin area and account page in Chromium', () => {
   let t: TestApp;
   let server: RunningServer;
   let base: string;
@@ -69,6 +67,7 @@ describe('admin area and account page in Chromium', { skip }, () => {
   let shot = 0;
 
   before(async () => {
+    if (skip) return; // nothing was started
     mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -98,6 +97,7 @@ describe('admin area and account page in Chromium', { skip }, () => {
   });
 
   after(async () => {
+    if (skip) return; // nothing was started
     await browser?.close();
     await new Promise((resolve) => callback?.close(resolve));
     await server?.shutdown(1000);
@@ -125,14 +125,18 @@ describe('admin area and account page in Chromium', { skip }, () => {
     return page;
   }
 
-  it('the accessibility check can fail: a page with an unlabelled control and an image without alt', async () => {
+  it('the accessibility check can fail: a page with an unlabelled control and an image without alt', {
+    skip,
+  }, async () => {
     const page = await browser.newPage();
     await page.setContent('<!doctype html><html><body><img src="data:,"><input type="text"></body></html>');
     await assert.rejects(() => assertAccessible(page, 'probe'), /image-alt|label/);
     await page.close();
   });
 
-  it('owner creates a member app, student authorizes it, owner revokes it, the token stops working', async () => {
+  it('owner creates a member app, student authorizes it, owner revokes it, the token stops working', {
+    skip,
+  }, async () => {
     const owner = await browser.newContext();
     // The student is on a phone-sized screen: the pages must work narrow too.
     const student = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });

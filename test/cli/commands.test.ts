@@ -5,6 +5,7 @@ import { findMembership } from '../../src/domain/school/memberships.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { type Db, openDatabase } from '../../src/store/database.ts';
+import { migrations } from '../../src/store/migrations/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { cliEnv, runLectern } from './run.ts';
 
@@ -22,10 +23,17 @@ describe('lectern command line', () => {
     await database.drop();
   });
 
-  it('migrate applies the migrations', async () => {
+  it('migrate names each migration it applies, then says nothing is pending (issue #16)', async () => {
     const r = await runLectern(['migrate'], env);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, 'migrations applied\n');
+    const names = Object.keys(migrations);
+    assert.equal(
+      r.stdout,
+      `${names.map((n) => `applied ${n}\n`).join('')}${names.length} migration(s) applied\n`,
+    );
+    const again = await runLectern(['migrate'], env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, 'no pending migrations: the database is up to date\n');
     // Read through this test's own connection: introspection would list other schemas' tables too.
     assert.deepEqual(await db.selectFrom('courses').select('id').execute(), []);
   });
@@ -127,6 +135,22 @@ describe('lectern command line', () => {
       assert.match(r.stderr, /usage: lectern \[command\]/);
     }
     assert.equal(await findUserByEmail(db, 'x@example.com'), undefined);
+  });
+
+  it('keys rotate prints only the kid and logs signing_key.rotated on stderr (issue #16)', async () => {
+    const r = await runLectern(['keys', 'rotate'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const kid = r.stdout.trim();
+    assert.match(r.stdout, /^[A-Za-z0-9_-]{43}\n$/);
+    const events = r.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === 'signing_key.rotated');
+    assert.deepEqual(
+      events.map((e) => [e.level, e.kid]),
+      [[30, kid]],
+    );
   });
 
   it('a bad configuration exits 78 with one line naming the variable', async () => {

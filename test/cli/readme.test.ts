@@ -1,7 +1,8 @@
 /**
  * The README's commands are documents too (issue #11): each npm script, `lectern` command and
- * setting it shows exists, and "Running on PostgreSQL" runs as written (the test database in
- * place of db.internal, a generated secret in place of `...`).
+ * setting it shows exists, and "Running on PostgreSQL" runs as written, every block of it in one
+ * shell (the test database in place of db.internal, generated values in place of `...`, the
+ * owner's password typed on standard input), ending with the owner signing in (issue #16).
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -25,16 +26,26 @@ const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 const blocks = docBlocks(README);
 const shell = blocks.filter((b) => b.lang === 'sh');
-const postgres = shell.find((b) => b.heading === '## Running on PostgreSQL');
+/** The section "Running on PostgreSQL", up to the next `## ` heading: the production walk. */
+const walkText = README.slice(
+  README.indexOf('## Running on PostgreSQL'),
+  README.indexOf('\n## ', README.indexOf('## Running on PostgreSQL') + 1),
+);
+const walk = docBlocks(walkText).filter((b) => b.lang === 'sh');
+const postgres = walk.length > 0 ? { code: walk.map((b) => b.code).join('\n') } : undefined;
 const commandLine = blocks.find((b) => b.heading === '## Command line');
 const SECRET = randomBytes(32).toString('base64url');
+const METRICS = randomBytes(32).toString('base64url');
+const OWNER_PASSWORD = `owner ${randomBytes(9).toString('base64url')}`;
+/** What each `...` of the walk stands for. */
+const SUPPLIED: Record<string, string> = { LECTERN_SECRET: SECRET, METRICS_TOKEN: METRICS };
 
 /** `export A=x B=y` lines of a block, `...` standing for a value the reader supplies. */
 function exported(code: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const line of code.split('\n').filter((l) => l.startsWith('export '))) {
     for (const m of line.replace(/\s+#.*$/, '').matchAll(/([A-Z_]+)=(\S+)/g)) {
-      env[m[1]] = m[2] === '...' ? SECRET : m[2];
+      env[m[1]] = m[2] === '...' ? (SUPPLIED[m[1]] ?? SECRET) : m[2];
     }
   }
   return env;
@@ -126,20 +137,23 @@ describe('README "Running on PostgreSQL" runs as written', {
     await database.drop();
   });
 
-  it('npx lectern migrate, then npx lectern serve answers /readyz', async () => {
+  it('migrate, schools create (password typed on stdin), serve; the owner signs in', async () => {
     assert.ok(postgres);
     const example = exported(postgres.code).DATABASE_URL;
-    const script = postgres.code
-      .replace(example, `'${database.env.DATABASE_URL}'`)
-      .replace('LECTERN_SECRET=...', `LECTERN_SECRET=${SECRET}`);
+    let script = postgres.code.replace(example, `'${database.env.DATABASE_URL}'`);
+    for (const [name, value] of Object.entries(SUPPLIED))
+      script = script.replace(`${name}=...`, `${name}=${value}`);
+    assert.doesNotMatch(script, /=\.\.\./, 'every ... is supplied');
     const port = await freePort();
     // PORT is left to its default in the README; a test picks a free one.
     child = spawn('bash', ['--noprofile', '--norc', '-c', script], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port) },
       cwd: new URL('../..', import.meta.url),
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // What the operator types at `read -rs OWNER_PASSWORD`.
+    child.stdin?.end(`${OWNER_PASSWORD}\n`);
     let output = '';
     child.stdout?.on('data', (d) => {
       output += d;
@@ -147,9 +161,60 @@ describe('README "Running on PostgreSQL" runs as written', {
     child.stderr?.on('data', (d) => {
       output += d;
     });
-    await until200(`http://127.0.0.1:${port}/readyz`, child, () => output);
-    assert.match(output, /migrations applied/);
+    const base = `http://127.0.0.1:${port}`;
+    await until200(`${base}/readyz`, child, () => output);
+    assert.match(output, /^applied 0001_identity$/m);
+    assert.match(output, /^\d+ migration\(s\) applied$/m);
+    const created = JSON.parse(output.split('\n').find((l) => l.startsWith('{"school"'))!);
+    assert.deepEqual(
+      [created.school.name, created.school.subdomain, created.school.currency, created.school.locale],
+      ['Riverside Academy', 'riverside', 'EUR', 'en-GB'],
+    );
+    assert.deepEqual(
+      [created.owner.email, created.owner.name, created.owner.created],
+      ['rita@riverside.example', 'Rita Owner', true],
+    );
+    assert.equal(output.includes(OWNER_PASSWORD), false, 'the password is never printed');
     assert.deepEqual(await db.selectFrom('courses').select('id').execute(), []);
+
+    // Step 4: the owner signs in through /login and reaches the school's operator area.
+    const cookies = new Map<string, string>();
+    const send = async (path: string, init: RequestInit = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+      const res = await fetch(`${base}${path}`, { ...init, headers, redirect: 'manual' });
+      for (const line of res.headers.getSetCookie()) {
+        const [pair] = line.split(';');
+        cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+      }
+      return res;
+    };
+    const form = await (await send('/login')).text();
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(form)?.[1];
+    assert.ok(csrf, form);
+    const login = await send('/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        csrf_token: csrf,
+        email: 'rita@riverside.example',
+        password: OWNER_PASSWORD,
+      }).toString(),
+    });
+    assert.equal(login.status, 303, await login.text());
+    let admin = await send('/admin');
+    while (admin.status === 302 || admin.status === 303)
+      admin = await send(new URL(admin.headers.get('location')!, base).pathname);
+    assert.equal(admin.status, 200);
+    assert.match(await admin.text(), /Riverside Academy/);
+
+    // METRICS_TOKEN from step 1 guards /metrics.
+    assert.equal((await fetch(`${base}/metrics`)).status, 401);
+    assert.equal(
+      (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } })).status,
+      200,
+    );
+
     const exited = new Promise((resolve) => child?.once('exit', resolve));
     process.kill(-(child.pid ?? 0), 'SIGTERM');
     await exited;

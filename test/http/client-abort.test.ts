@@ -103,8 +103,15 @@ describe('a client that hangs up mid-body', () => {
       await waitFor(() => mine().length > 0, `a log line for ${path}`);
       // Give a late error line the chance to show up before asserting there is none.
       await new Promise((resolve) => setTimeout(resolve, 100));
+      // Issue #16: every request also has its access-log line, and the request id is on both.
+      const lines = t.logs.slice(before);
+      const access = lines.filter((l) => l.msg === 'request');
       assert.deepEqual(
-        t.logs.slice(before).map((l) => ({ ...l, time: undefined })),
+        access.map((l) => [l.method, l.status]),
+        [['POST', 400]],
+      );
+      assert.deepEqual(
+        lines.filter((l) => l.msg !== 'request').map((l) => ({ ...l, time: undefined })),
         [
           {
             level: 20,
@@ -113,6 +120,7 @@ describe('a client that hangs up mid-body', () => {
             path,
             method: 'POST',
             reason: 'aborted',
+            requestId: access[0].requestId,
             msg: 'client closed the connection before its request was read',
           },
         ],

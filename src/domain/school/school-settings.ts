@@ -107,16 +107,24 @@ export async function getSchoolSettings(db: Db | Tx, schoolId: string): Promise<
   return toSettings(school);
 }
 
-/** Changes settings; a taken subdomain is a 409 `subdomain_taken`. */
-export async function updateSchoolSettings(
-  db: Db | Tx,
-  schoolId: string,
-  input: SchoolSettingsPatch,
-): Promise<SchoolSettings> {
-  const patch = parseValid(SchoolSettingsFields, input);
+/** The fields a new school is founded with: its identity, name and subdomain required. */
+export const NewSchoolFields = SchoolSettingsFields.pick({
+  name: true,
+  subdomain: true,
+  locale: true,
+  timezone: true,
+  currency: true,
+}).required({ name: true, subdomain: true });
+
+/**
+ * The columns of parsed settings: what needs more than a field's rule is decided here once, for
+ * the settings operators change and for a new school (school-founding.ts): a reserved subdomain
+ * is a 422, a locale is stored in its canonical spelling.
+ */
+export function settingsColumns(patch: z.output<typeof SchoolSettingsFields>): Partial<SchoolsTable> {
   if (patch.subdomain && RESERVED_SUBDOMAINS.has(patch.subdomain))
     throw problems.validation([{ field: 'subdomain', message: 'is reserved' }]);
-  const set: Partial<SchoolsTable> = {
+  return {
     name: patch.name,
     subdomain: patch.subdomain,
     locale: patch.locale && canonicalLocale(patch.locale),
@@ -125,19 +133,29 @@ export async function updateSchoolSettings(
     contact_email: patch.contactEmail,
     beta_features: patch.betaFeatures && JSON.stringify([...new Set(patch.betaFeatures)].sort()),
   };
+}
+
+/** 409 `subdomain_taken`. */
+export function subdomainTaken(subdomain: string | undefined) {
+  return problem('subdomain_taken', { detail: `The subdomain "${subdomain}" is taken.` });
+}
+
+/** Changes settings; a taken subdomain is a 409 `subdomain_taken`. */
+export async function updateSchoolSettings(
+  db: Db | Tx,
+  schoolId: string,
+  input: SchoolSettingsPatch,
+): Promise<SchoolSettings> {
+  const set = settingsColumns(parseValid(SchoolSettingsFields, input));
   return withTransaction(db, async (tx) => {
     const current = await getSchoolSettings(tx, schoolId);
-    const taken = () =>
-      problem('subdomain_taken', {
-        detail: `The subdomain "${set.subdomain}" is taken.`,
-      });
     if (set.subdomain && set.subdomain !== current.subdomain) {
       const other = await tx
         .selectFrom('schools')
         .select('id')
         .where('subdomain', '=', set.subdomain)
         .executeTakeFirst();
-      if (other) throw taken();
+      if (other) throw subdomainTaken(set.subdomain);
     }
     try {
       await tx
@@ -146,7 +164,7 @@ export async function updateSchoolSettings(
         .where('id', '=', schoolId)
         .execute();
     } catch (err) {
-      if (isUniqueViolation(err)) throw taken();
+      if (isUniqueViolation(err)) throw subdomainTaken(set.subdomain);
       throw err;
     }
     return getSchoolSettings(tx, schoolId);

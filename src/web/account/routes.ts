@@ -7,6 +7,7 @@ import { html } from 'hono/html';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import { isOperator } from '../../domain/school/roles.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
+import { logSecurityEvent } from '../../http/security-log.ts';
 import { type Connection, listUserConnections, revokeOwnConnection } from '../../oauth/connected-apps.ts';
 import { describeScope } from '../../oauth/scopes.ts';
 import type { Html } from '../layout.ts';
@@ -138,7 +139,17 @@ export function createAccountPagesApp(ctx: AppContext): Hono<AppEnv> {
     const form = await readForm(ctx, c, viewer);
     if (form instanceof Response) return form;
     // Only the viewer's own grants are found: someone else's grant id revokes nothing.
-    const revoked = await revokeOwnConnection(ctx.db, viewer.user.id, form.get('grant') ?? '');
+    const grantId = form.get('grant') ?? '';
+    const revoked = await revokeOwnConnection(ctx.db, viewer.user.id, grantId);
+    if (revoked > 0) {
+      logSecurityEvent(ctx.logger, 'grant.revoked', {
+        userId: viewer.user.id,
+        grantId,
+        grantsRevoked: revoked,
+        by: 'member',
+        requestId: c.get('requestId'),
+      });
+    }
     return c.redirect(`/account?done=${revoked > 0 ? 'revoked' : 'not-found'}`, 303);
   });
 

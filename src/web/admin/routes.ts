@@ -111,6 +111,13 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
         return messagePage(c, 400, 'Invalid request', 'Choose to turn the feature on or off.');
       }
       await setBetaFeature(ctx.db, area.school.id, 'mcp_connections', enabled === 'on');
+      logSecurityEvent(ctx.logger, 'beta.toggled', {
+        schoolId: area.school.id,
+        actorUserId: area.viewer.user.id,
+        feature: 'mcp_connections',
+        enabled: enabled === 'on',
+        requestId: c.get('requestId'),
+      });
       return c.redirect(areaPath(area.school.id, `?done=beta-${enabled}`), 303);
     }),
   );
@@ -143,7 +150,18 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
     operator(async (c, area) => {
       const fields = await form(c, area);
       if (fields instanceof Response) return fields;
-      const revoked = await revokeSchoolConnection(ctx.db, area.school.id, fields.get('grant') ?? '');
+      const grantId = fields.get('grant') ?? '';
+      const revoked = await revokeSchoolConnection(ctx.db, area.school.id, grantId);
+      if (revoked > 0) {
+        logSecurityEvent(ctx.logger, 'grant.revoked', {
+          schoolId: area.school.id,
+          actorUserId: area.viewer.user.id,
+          grantId,
+          grantsRevoked: revoked,
+          by: 'operator',
+          requestId: c.get('requestId'),
+        });
+      }
       return c.redirect(
         areaPath(area.school.id, `/connected?done=${revoked > 0 ? 'revoked' : 'not-found'}`),
         303,

@@ -1,0 +1,98 @@
+import { problems } from '../../errors/problem-error.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { Checks, isUniqueViolation, withTransaction } from '../kernel/checks.ts';
+import { Email } from '../kernel/fields.ts';
+import { addRoles } from './memberships.ts';
+import {
+  getSchoolSettings,
+  NewSchoolFields,
+  type SchoolSettings,
+  settingsColumns,
+  subdomainTaken,
+} from './school-settings.ts';
+import { createSchool, findSchoolBySubdomain } from './schools.ts';
+import { createUser, findUserByEmail, normalizeEmail } from './users.ts';
+
+/** What a new school is made of; the optional settings take createSchool's defaults. */
+export interface NewSchool {
+  name: string;
+  subdomain: string;
+  currency?: string;
+  locale?: string;
+  timezone?: string;
+}
+
+/** The first owner: an existing account (found by email) or a new one with this name and password. */
+export interface FirstOwner {
+  email: string;
+  /** Needed only when no account has the email. */
+  name?: string;
+  /**
+   * The new account's password hash; null makes an account with no password yet (a set-password
+   * link then lets the owner in). Ignored for an existing account, whose password never changes.
+   */
+  passwordHash: string | null;
+}
+
+export interface FoundedSchool {
+  school: SchoolSettings;
+  owner: { id: string; email: string; name: string; created: boolean };
+}
+
+/**
+ * Checks a new school and its owner's email with the same field rules as the school's settings;
+ * a failure is a 422 `validation_failed` listing each field. Returns the school's columns.
+ */
+export function checkNewSchool(input: NewSchool, ownerEmail: string): NewSchool & { ownerEmail: string } {
+  const c = new Checks();
+  const parsed = c.parse(NewSchoolFields, input);
+  const email = Email.safeParse(ownerEmail);
+  if (!email.success) c.fail('ownerEmail', 'must be an email address');
+  c.done();
+  const fields = settingsColumns(parsed);
+  return {
+    name: fields.name!,
+    subdomain: fields.subdomain!,
+    currency: fields.currency,
+    locale: fields.locale,
+    timezone: fields.timezone,
+    ownerEmail: normalizeEmail(ownerEmail),
+  };
+}
+
+/**
+ * Creates a school and makes its first owner, in one transaction: a taken subdomain (409
+ * `subdomain_taken`, even when a concurrent call took it) or any other failure writes nothing.
+ */
+export function foundSchool(db: Db | Tx, input: NewSchool, owner: FirstOwner): Promise<FoundedSchool> {
+  const checked = checkNewSchool(input, owner.email);
+  return withTransaction(db, async (tx) => {
+    if (await findSchoolBySubdomain(tx, checked.subdomain)) throw subdomainTaken(checked.subdomain);
+    let school: Awaited<ReturnType<typeof createSchool>>;
+    try {
+      school = await createSchool(tx, checked);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw subdomainTaken(checked.subdomain);
+      throw err;
+    }
+    const existing = await findUserByEmail(tx, checked.ownerEmail);
+    if (!existing && !owner.name?.trim()) {
+      throw problems.validation(
+        [{ field: 'ownerName', message: 'is required: no account has this email yet' }],
+        'No account has this email: the new owner needs a name.',
+      );
+    }
+    const user =
+      existing ??
+      (await createUser(tx, {
+        email: checked.ownerEmail,
+        name: owner.name!,
+        passwordHash: owner.passwordHash,
+      }));
+    await addRoles(tx, school.id, user.id, ['owner']);
+    return {
+      school: await getSchoolSettings(tx, school.id),
+      owner: { id: user.id, email: user.email, name: user.name, created: !existing },
+    };
+  });
+}

@@ -1,0 +1,42 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import type { AppEnv } from './context.ts';
+import { routeTemplate } from './metrics.ts';
+
+/**
+ * Records which client a request spoke for, once a bearer token or client authentication has
+ * named it, so the access-log line can carry it. The id only: never the token or secret itself.
+ */
+export function noteClient(c: Context, clientId: string): void {
+  (c as Context<AppEnv>).set('clientId', clientId);
+}
+
+/**
+ * One JSON line per request, at info: method, route template (`/api/v1/courses/:course_id`,
+ * never the raw path, so no id, code or token in a path or query ends up in the log), status,
+ * duration in ms, request id and the client id when one was named. Nothing from the query
+ * string, headers, cookies or body is read: what is not read cannot leak.
+ */
+export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
+  // The line's fields are fixed above and hold no credential, so this child skips pino's
+  // redaction: its wildcard paths cost ~3× the rest of the line (docs/decisions.md, issue #16),
+  // and this runs on every request. Anything else logged keeps the parent's redaction.
+  const log = logger.child({}, { redact: [] });
+  return async (c, next) => {
+    const start = performance.now();
+    await next();
+    if (!log.isLevelEnabled('info')) return;
+    const durationMs = Math.round((performance.now() - start) * 10) / 10;
+    log.info(
+      {
+        method: c.req.method,
+        route: routeTemplate(c),
+        status: c.res.status,
+        durationMs,
+        requestId: c.get('requestId'),
+        clientId: c.get('clientId'),
+      },
+      'request',
+    );
+  };
+}
