@@ -21,10 +21,11 @@ commands:
   serve                       start the HTTP server (default); migrates, seeds demo data if enabled
   migrate                     apply pending database migrations and name each one
   seed                        add the demo data (idempotent; refused when NODE_ENV=production)
-  schools create --name N --subdomain S --owner-email E [--owner-name N] [--currency C]
-                 [--locale L] [--timezone TZ]
+  schools create --name N --subdomain S --owner-email E [--owner-name N | --link]
+                 [--currency C] [--locale L] [--timezone TZ]
                               create a school and its first owner; a new owner's password is
-                              read from standard input (an existing account keeps its own)
+                              read from standard input (an existing account keeps its own), or
+                              with --link a one-time link for the owner is printed instead
   users create --email E --name N [--school SUBDOMAIN --role ROLE]
                               create a user; the password is read from standard input
   keys rotate                 make a new id_token signing key; the old one stays in the JWKS

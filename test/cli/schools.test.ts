@@ -4,12 +4,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
 import { hashPassword, verifyPassword } from '../../src/crypto/passwords.ts';
+import { sha256 } from '../../src/crypto/tokens.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { createUser, findUserByEmail } from '../../src/domain/school/users.ts';
+import { openRuntime } from '../../src/runtime.ts';
 import { type Db, openDatabase } from '../../src/store/database.ts';
+import type { TestApp } from '../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { Browser, formFields } from '../support/oauth-flow.ts';
 import { cliEnv, runLectern } from './run.ts';
 
 const CREATE = [
@@ -221,6 +227,89 @@ describe('lectern schools create', () => {
       assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
     }
     assert.deepEqual(await counts(), before);
+  });
+
+  it('--link: the school and an owner invitation whose one-time link (7 days) is printed, never logged; the owner joins through it', async () => {
+    const base = 'http://lectern.test';
+    const linkEnv = { ...env, BASE_URL: base };
+    const args = ['schools', 'create', '--name', 'Lakeside', '--subdomain', 'lakeside'];
+    const r = await runLectern([...args, '--owner-email', 'Lee@Example.com', '--link'], linkEnv);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    const school = (await findSchoolBySubdomain(db, 'lakeside'))!;
+    const link: string = out.link;
+    const token = link.slice(`${base}/invitations/`.length);
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(link, `${base}/invitations/${token}`);
+    assert.deepEqual(out, {
+      school: {
+        id: school.id,
+        name: 'Lakeside',
+        subdomain: 'lakeside',
+        currency: 'USD',
+        locale: 'en',
+        timezone: 'UTC',
+      },
+      owner: { email: 'lee@example.com', invitation_id: out.owner.invitation_id },
+      link,
+      link_expires_at: out.link_expires_at,
+    });
+    // Only the hash is stored; the link is on standard output alone (the log is standard error).
+    const row = await db
+      .selectFrom('invitations')
+      .selectAll()
+      .where('school_id', '=', school.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.token_hash, sha256(token));
+    assert.equal(row.roles, '["owner"]');
+    assert.equal(Date.parse(row.expires_at) - Date.parse(row.created_at), 7 * 24 * 3600 * 1000);
+    assert.equal(out.link_expires_at, row.expires_at);
+    assert.ok(!r.stderr.includes(token), 'the link is never logged');
+    assert.match(r.stderr, /"event":"school.created"/);
+    assert.equal(
+      await findUserByEmail(db, 'lee@example.com'),
+      undefined,
+      'no account before the link is used',
+    );
+
+    // --link and --owner-name together: the owner chooses their own name.
+    const both = await runLectern(
+      [...args, '--owner-email', 'x@example.com', '--owner-name', 'X', '--link'],
+      linkEnv,
+    );
+    assert.equal(both.code, 64);
+    assert.ok(both.stderr.startsWith('lectern: --link lets the owner choose their own name'), both.stderr);
+
+    // The owner opens the link in a browser of the same deployment and joins as owner.
+    const runtime = await openRuntime(loadConfig(linkEnv), {
+      db: openDatabase(database.options),
+      processMetrics: false,
+    });
+    try {
+      const app = createApp(runtime);
+      const visitor = new Browser({
+        request: (path, init) => app.request(new URL(path, base).toString(), init),
+      } as TestApp);
+      const path = new URL(link).pathname;
+      const page = await visitor.request(path);
+      assert.equal(page.status, 200);
+      const joined = await visitor.postForm(path, {
+        ...Object.fromEntries(formFields(await page.text(), path)),
+        name: 'Lee Owner',
+        password: 'lakeside-password',
+      });
+      assert.equal(joined.status, 303);
+      const owner = (await findUserByEmail(db, 'lee@example.com'))!;
+      assert.equal(await verifyPassword(owner.password_hash, 'lakeside-password'), true);
+      assert.deepEqual((await findMembership(db, school.id, owner.id))?.roles, ['owner']);
+      const admin = await visitor.request(`/admin/${school.id}`);
+      assert.equal(admin.status, 200);
+      assert.match(await admin.text(), /Lakeside/);
+      // Single use: the same link again is a 410 page.
+      assert.equal((await new Browser(visitor.t).request(path)).status, 410);
+    } finally {
+      await runtime.close();
+    }
   });
 
   it('seed is refused under NODE_ENV=production: exit 77, one line, nothing written', async () => {

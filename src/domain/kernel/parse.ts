@@ -15,6 +15,7 @@ import { ruleWording } from './fields.ts';
 function innerOf(schema: z.ZodType): z.ZodType | undefined {
   if (
     schema instanceof z.ZodOptional ||
+    schema instanceof z.ZodNonOptional ||
     schema instanceof z.ZodNullable ||
     schema instanceof z.ZodDefault ||
     schema instanceof z.ZodReadonly
@@ -28,9 +29,12 @@ function innerOf(schema: z.ZodType): z.ZodType | undefined {
  * else the sentence its pattern or refinement gives (`issue`), else its bounds in words.
  */
 export function domainMessage(schema: z.ZodType, issue?: z.core.$ZodIssue): string {
+  // A rule's own wording wins wherever it sits among the wrappers (optional, required…).
   for (let s: z.ZodType | undefined = schema; s; s = innerOf(s)) {
     const named = ruleWording.get(s._zod.def);
     if (named) return named;
+  }
+  for (let s: z.ZodType | undefined = schema; s; s = innerOf(s)) {
     if (issue && (issue.code === 'invalid_format' || issue.code === 'custom')) return issue.message;
     if (s instanceof z.ZodString)
       return s.minLength

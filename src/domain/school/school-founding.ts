@@ -2,6 +2,7 @@ import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { Checks, isUniqueViolation, withTransaction } from '../kernel/checks.ts';
 import { Email } from '../kernel/fields.ts';
+import { createInvitation, type IssuedInvitation } from './invitations.ts';
 import { addRoles } from './memberships.ts';
 import {
   getSchoolSettings,
@@ -60,21 +61,26 @@ export function checkNewSchool(input: NewSchool, ownerEmail: string): NewSchool 
   };
 }
 
+// The school row itself: a taken subdomain is a 409 `subdomain_taken`, even when a concurrent
+// call took it between the look-up and the insert.
+async function createNewSchool(tx: Tx, checked: NewSchool) {
+  if (await findSchoolBySubdomain(tx, checked.subdomain)) throw subdomainTaken(checked.subdomain);
+  try {
+    return await createSchool(tx, checked);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw subdomainTaken(checked.subdomain);
+    throw err;
+  }
+}
+
 /**
  * Creates a school and makes its first owner, in one transaction: a taken subdomain (409
- * `subdomain_taken`, even when a concurrent call took it) or any other failure writes nothing.
+ * `subdomain_taken`) or any other failure writes nothing.
  */
 export function foundSchool(db: Db | Tx, input: NewSchool, owner: FirstOwner): Promise<FoundedSchool> {
   const checked = checkNewSchool(input, owner.email);
   return withTransaction(db, async (tx) => {
-    if (await findSchoolBySubdomain(tx, checked.subdomain)) throw subdomainTaken(checked.subdomain);
-    let school: Awaited<ReturnType<typeof createSchool>>;
-    try {
-      school = await createSchool(tx, checked);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw subdomainTaken(checked.subdomain);
-      throw err;
-    }
+    const school = await createNewSchool(tx, checked);
     const existing = await findUserByEmail(tx, checked.ownerEmail);
     if (!existing && !owner.name?.trim()) {
       throw problems.validation(
@@ -94,5 +100,27 @@ export function foundSchool(db: Db | Tx, input: NewSchool, owner: FirstOwner): P
       school: await getSchoolSettings(tx, school.id),
       owner: { id: user.id, email: user.email, name: user.name, created: !existing },
     };
+  });
+}
+
+/**
+ * Creates a school whose first owner comes in through a one-time link: an owner invitation for
+ * the email (a new person sets name and password; an existing account signs in and accepts), in
+ * the same transaction as the school. The token is returned once; only its hash is stored.
+ */
+export function foundSchoolByInvitation(
+  db: Db | Tx,
+  input: NewSchool,
+  ownerEmail: string,
+): Promise<{ school: SchoolSettings } & IssuedInvitation> {
+  const checked = checkNewSchool(input, ownerEmail);
+  return withTransaction(db, async (tx) => {
+    const school = await createNewSchool(tx, checked);
+    const issued = await createInvitation(tx, school.id, {
+      email: checked.ownerEmail,
+      roles: ['owner'],
+      invitedByUserId: null,
+    });
+    return { school: await getSchoolSettings(tx, school.id), ...issued };
   });
 }
