@@ -8,6 +8,8 @@ import {
   foundSchoolByInvitation,
   type NewSchool,
 } from '../domain/school/school-founding.ts';
+import { subdomainTaken } from '../domain/school/school-settings.ts';
+import { findSchoolBySubdomain } from '../domain/school/schools.ts';
 import { findUserByEmail } from '../domain/school/users.ts';
 import { logSecurityEvent } from '../http/security-log.ts';
 import type { Runtime } from '../runtime.ts';
@@ -86,6 +88,9 @@ export async function schoolsCreate(config: Config, argv: string[]): Promise<voi
   const checked = checkNewSchool(school, values['owner-email']);
   const runtime = await openCommandRuntime(config);
   try {
+    // A taken subdomain is said before a password is asked for (foundSchool checks again, in
+    // its transaction, for a concurrent creation).
+    if (await findSchoolBySubdomain(runtime.db, checked.subdomain)) throw subdomainTaken(checked.subdomain);
     if (values.link) return await createWithLink(runtime, school, checked.ownerEmail);
     const existing = await findUserByEmail(runtime.db, checked.ownerEmail);
     if (!existing && !values['owner-name']?.trim())
