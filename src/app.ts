@@ -8,6 +8,7 @@ import { createHealthApp } from './health/routes.ts';
 import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { defaultHeaders } from './http/default-headers.ts';
+import { eventScope } from './http/event-scope.ts';
 import { metricsMiddleware } from './http/metrics.ts';
 import { createMcpApp } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
@@ -21,6 +22,7 @@ const UPLOAD_PREFIXES = ['/api/v1/storage'];
 export function createApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestId({ limitLength: 128 }));
+  app.use('*', eventScope());
   app.use('*', metricsMiddleware(ctx.metrics));
   app.use('*', defaultHeaders());
   app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, UPLOAD_PREFIXES));

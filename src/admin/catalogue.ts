@@ -1,5 +1,6 @@
 import type { AdminOperation } from './define-operation.ts';
 import { analyticsOperations } from './operations/analytics.ts';
+import { auditOperations } from './operations/audit.ts';
 import { commentFormOperations } from './operations/comments-forms.ts';
 import { couponOperations } from './operations/coupons.ts';
 import { courseOperations } from './operations/courses.ts';
@@ -37,4 +38,5 @@ export const adminOperations: readonly AdminOperation[] = [
   ...schoolOperations,
   ...storageOperations,
   ...analyticsOperations,
+  ...auditOperations,
 ];

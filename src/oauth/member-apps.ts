@@ -5,6 +5,7 @@
  */
 import { newId } from '../crypto/ids.ts';
 import { randomToken, sha256 } from '../crypto/tokens.ts';
+import { recordEvent } from '../events/outbox.ts';
 import { type Db, inTransaction, type Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import { revokeGrant } from './grants.ts';
@@ -203,6 +204,11 @@ export async function createMemberApp(
         updated_at: now,
       })
       .execute();
+    await recordEvent(tx, input.schoolId, 'member_app.created', {
+      client_id: id,
+      name: input.name,
+      scopes: input.scopes,
+    });
   });
   const app = await getMemberApp(db, input.schoolId, id);
   return { app: app!, clientSecret };
@@ -283,7 +289,9 @@ export async function rotateMemberAppSecret(
     .where('school_id', '=', schoolId)
     .where('token_endpoint_auth_method', '=', 'client_secret_post')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1 ? secret : undefined;
+  if (Number(result.numUpdatedRows) !== 1) return undefined;
+  await recordEvent(db, schoolId, 'member_app.secret_rotated', { client_id: clientId });
+  return secret;
 }
 
 /**
@@ -300,6 +308,7 @@ export async function deleteMemberApp(db: Db, schoolId: string, clientId: string
       .where('kind', '=', 'member')
       .where('school_id', '=', schoolId)
       .execute();
+    await recordEvent(tx, schoolId, 'member_app.deleted', { client_id: clientId });
     return true;
   });
 }

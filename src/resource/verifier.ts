@@ -2,6 +2,7 @@ import { CompiledQuery, type InferResult } from 'kysely';
 import type { Config } from '../config.ts';
 import { sha256 } from '../crypto/tokens.ts';
 import { parseRoles } from '../domain/school/roles.ts';
+import { identifyActor } from '../events/context.ts';
 import { type Audience, parseScopes } from '../oauth/scopes.ts';
 import { changeWatermark, type Db } from '../store/database.ts';
 import type { Principal } from './principal.ts';
@@ -107,6 +108,12 @@ class PrincipalCache {
   }
 }
 
+/** A verified token: the events of the rest of the request name its user and client as actor. */
+function identified(principal: Principal): BearerResult {
+  identifyActor({ type: 'user', id: principal.userId, clientId: principal.clientId });
+  return { ok: true, principal };
+}
+
 /**
  * Verifies opaque access tokens against the token store: revocation and expiry take effect on
  * the next request on every instance (product.md §5). One indexed query; on the embedded SQLite
@@ -142,7 +149,7 @@ export function createBearerVerifier(
       const hit = cache?.get(tokenHash);
       if (hit) {
         if (!(hit.expiresAtMs > clock())) return fail('invalid_token', 'The access token has expired.');
-        return { ok: true, principal: hit.principal };
+        return identified(hit.principal);
       }
       const { rows } = await ctx.db.executeQuery<TokenRow>(CompiledQuery.raw(lookup.sql, [tokenHash]));
       const row = rows[0];
@@ -176,7 +183,7 @@ export function createBearerVerifier(
         expiresAt: Math.floor(expiresAt / 1000),
       };
       if (generation !== undefined) cache?.put(generation, tokenHash, principal, expiresAt);
-      return { ok: true, principal };
+      return identified(principal);
     },
   };
 }

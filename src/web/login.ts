@@ -16,6 +16,7 @@ import type { ThrottleRule } from '../http/throttle.ts';
 import { isFormRequest } from '../oauth/form-body.ts';
 import { errorPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
+import { auditLoginFailure } from './login-audit.ts';
 
 /** Where a signed-in person lands when no return_to was given. */
 export const DEFAULT_LANDING = '/account';
@@ -115,6 +116,7 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
     const reservation = await ctx.throttle.reserve(rules);
     if (reservation.retryAfter > 0) {
       const wait = reservation.retryAfter;
+      await auditLoginFailure(ctx, c, 'login.locked', email, WINDOW_SECONDS);
       return errorPage(
         c,
         429,
@@ -128,6 +130,7 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
     const ok = password.length <= 1024 && (await verifyPassword(user?.password_hash, password));
     if (!user || !ok) {
       // The reservation stays: it is this failure's count.
+      if (user) await auditLoginFailure(ctx, c, 'login.failed', email, WINDOW_SECONDS);
       return show(c, 401, returnTo, email, 'Email or password is incorrect.');
     }
     // A success takes back only its own place; earlier failures stay in their window, so a

@@ -25,7 +25,7 @@ import {
   fetchMetadataDocument,
 } from '../../src/oauth/cimd-fetch.ts';
 import { redirectUriMatches, resolveClient } from '../../src/oauth/clients.ts';
-import { isPublicAddress } from '../../src/oauth/ssrf.ts';
+import { isPublicAddress } from '../../src/http/ssrf.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { authorizeInBrowser, Browser, pkcePair } from '../support/oauth-flow.ts';
 import { writeTestCertificate } from '../support/tls.ts';

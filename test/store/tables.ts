@@ -38,6 +38,11 @@ const ALL = {
   oauth_tokens: true,
   signing_keys: true,
   sessions: true,
+  domain_events: true,
+  webhook_endpoints: true,
+  webhook_deliveries: true,
+  webhook_attempts: true,
+  event_sweeps: true,
 } satisfies Record<keyof Database, true>;
 
 export const TABLES = Object.keys(ALL) as Array<keyof Database>;

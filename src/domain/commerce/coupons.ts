@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { Checks, deleteOwned, flag, isUniqueViolation, withTransaction } from '../kernel/checks.ts';
@@ -176,6 +177,7 @@ export async function createCoupon(db: Db | Tx, schoolId: string, input: CouponI
       if (isUniqueViolation(err)) throw codeTaken(row.code);
       throw err;
     }
+    await recordEvent(tx, schoolId, 'coupon.created', { coupon_id: row.id, code: row.code, kind: row.kind });
     return toCoupon(row);
   });
 }

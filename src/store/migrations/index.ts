@@ -5,6 +5,7 @@ import * as catalog from './0003-catalog.ts';
 import * as commerce from './0004-commerce.ts';
 import * as community from './0005-community.ts';
 import * as bigintAmounts from './0006-bigint-amounts.ts';
+import * as events from './0010-events.ts';
 
 /** Every migration, in order. Names sort; a new one is appended with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ export const migrations: Record<string, Migration> = {
   '0004_commerce': commerce,
   '0005_community': community,
   '0006_bigint_amounts': bigintAmounts,
+  '0010_events': events,
 };
 
 /** A provider that serves the static list above (no file-system scanning). */

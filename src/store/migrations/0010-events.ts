@@ -1,0 +1,120 @@
+import type { Kysely } from 'kysely';
+import { schoolTable } from './columns.ts';
+
+/**
+ * The domain event outbox (issue #13) and the webhook tables fed from it. An event row is written
+ * in the transaction of the change it records, and so are the delivery rows it fans out to, so
+ * an event (and its deliveries) exist exactly when the change committed.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await schoolTable(db, 'domain_events')
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('actor_type', 'text', (c) => c.notNull())
+    .addColumn('actor_id', 'text')
+    .addColumn('actor_client_id', 'text')
+    .addColumn('occurred_at', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addColumn('request_id', 'text')
+    .execute();
+  // The audit trail pages a school's events newest first, by type, and by actor.
+  await db.schema
+    .createIndex('domain_events_school')
+    .on('domain_events')
+    .columns(['school_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('domain_events_school_type')
+    .on('domain_events')
+    .columns(['school_id', 'type', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('domain_events_school_actor')
+    .on('domain_events')
+    .columns(['school_id', 'actor_id', 'id'])
+    .execute();
+  // Retention prunes by age across schools.
+  await db.schema.createIndex('domain_events_occurred').on('domain_events').column('occurred_at').execute();
+
+  await schoolTable(db, 'webhook_endpoints')
+    .addColumn('url', 'text', (c) => c.notNull())
+    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('event_types', 'text', (c) => c.notNull())
+    .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('disabled_reason', 'text')
+    .addColumn('secret', 'text', (c) => c.notNull())
+    .addColumn('previous_secret', 'text')
+    .addColumn('previous_secret_expires_at', 'text')
+    .addColumn('failing_since', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('webhook_endpoints_school')
+    .on('webhook_endpoints')
+    .columns(['school_id', 'enabled'])
+    .execute();
+
+  await schoolTable(db, 'webhook_deliveries')
+    .addColumn('endpoint_id', 'text', (c) =>
+      c.notNull().references('webhook_endpoints.id').onDelete('cascade'),
+    )
+    .addColumn('event_id', 'text', (c) => c.notNull().references('domain_events.id').onDelete('cascade'))
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('next_attempt_at', 'text')
+    .addColumn('lease_owner', 'text')
+    .addColumn('lease_until', 'text')
+    .addColumn('last_status_code', 'integer')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute();
+  // The worker's scan: due pending deliveries, oldest first.
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_endpoint')
+    .on('webhook_deliveries')
+    .columns(['endpoint_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_event')
+    .on('webhook_deliveries')
+    .column('event_id')
+    .execute();
+
+  await schoolTable(db, 'webhook_attempts')
+    .addColumn('delivery_id', 'text', (c) =>
+      c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+    )
+    .addColumn('endpoint_id', 'text', (c) =>
+      c.notNull().references('webhook_endpoints.id').onDelete('cascade'),
+    )
+    .addColumn('event_id', 'text', (c) => c.notNull())
+    .addColumn('event_type', 'text', (c) => c.notNull())
+    .addColumn('attempted_at', 'text', (c) => c.notNull())
+    .addColumn('status_code', 'integer')
+    .addColumn('latency_ms', 'integer', (c) => c.notNull())
+    .addColumn('response_excerpt', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('error', 'text')
+    .addColumn('next_retry_at', 'text')
+    .execute();
+  await db.schema
+    .createIndex('webhook_attempts_endpoint')
+    .on('webhook_attempts')
+    .columns(['endpoint_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_attempts_delivery')
+    .on('webhook_attempts')
+    .column('delivery_id')
+    .execute();
+
+  await db.schema
+    .createTable('event_sweeps')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('swept_until', 'text', (c) => c.notNull())
+    .execute();
+}
