@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createApp } from './app.ts';
+import { startBackground } from './background.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { hashPassword } from './crypto/passwords.ts';
 import { rotateSigningKey } from './crypto/signing-keys.ts';
@@ -12,14 +13,15 @@ import { addRoles } from './domain/school/memberships.ts';
 import { ROLES, type Role } from './domain/school/roles.ts';
 import { findSchoolBySubdomain } from './domain/school/schools.ts';
 import { createUser } from './domain/school/users.ts';
-import { purgeExpired } from './oauth/housekeeping.ts';
-import { listen, openRuntime } from './runtime.ts';
+import { listen, openRuntime, type Runtime } from './runtime.ts';
 import { inTransaction } from './store/database.ts';
 
 const USAGE = `usage: lectern [command]
 
 commands:
   serve                       start the HTTP server (default); migrates, seeds demo data if enabled
+  worker                      deliver webhooks and run housekeeping, without HTTP (for
+                              deployments that run serve with WEBHOOK_WORKER=false)
   migrate                     apply pending database migrations
   seed                        add the demo data (idempotent)
   users create --email E --name N [--school SUBDOMAIN --role ROLE]
@@ -35,9 +37,6 @@ async function readStdin(): Promise<string> {
     .toString('utf8')
     .replace(/\r?\n$/, '');
 }
-
-/** How often `serve` deletes long-expired codes, tokens and sessions. */
-const PURGE_EVERY_MS = 15 * 60_000;
 
 async function serveCommand(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
@@ -57,36 +56,35 @@ async function serveCommand(config: Config): Promise<void> {
     { url: server.url, baseUrl: config.baseUrl, db: config.database.engine },
     'lectern listening',
   );
-  let purging: Promise<void> | undefined;
-  const purge = () => {
-    purging ??= purgeExpired(runtime.db)
-      .then((purged) => {
-        if (purged.codes + purged.tokens + purged.sessions > 0) {
-          runtime.logger.info({ purged }, 'expired rows deleted');
-        }
-      })
-      .catch((err) => runtime.logger.warn({ err }, 'housekeeping failed; it will run again'))
-      .finally(() => {
-        purging = undefined;
-      });
-  };
-  const housekeeping = setInterval(purge, PURGE_EVERY_MS);
-  housekeeping.unref();
+  const background = startBackground(runtime, { worker: config.webhooks.worker });
+  stopOnSignal(runtime, 'shutting down: finishing in-flight requests', async () => {
+    await server.shutdown();
+    await background.stop();
+  });
+}
+
+/** `lectern worker`: webhook delivery and housekeeping without HTTP, for split deployments. */
+async function workerCommand(config: Config): Promise<void> {
+  const runtime = await openRuntime(config, { syncClients: false });
+  const background = startBackground(runtime, { worker: true });
+  runtime.logger.info({ instance: background.worker?.instanceId }, 'lectern worker running');
+  stopOnSignal(runtime, 'shutting down: finishing deliveries in flight', () => background.stop());
+}
+
+/** On SIGINT/SIGTERM: log `message`, finish (`drain`), close the database, log `stopped`, exit 0. */
+function stopOnSignal(runtime: Runtime, message: string, drain: () => Promise<void>): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    clearInterval(housekeeping);
-    runtime.logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    await server.shutdown();
-    await purging;
+    runtime.logger.info({ signal }, message);
+    await drain();
     await runtime.close();
     runtime.logger.info('stopped');
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
-  purge();
 }
 
 async function usersCreate(config: Config, argv: string[]): Promise<void> {
@@ -137,6 +135,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = loadConfig();
   if (command === 'serve') return serveCommand(config);
+  if (command === 'worker') return workerCommand(config);
   if (command === 'migrate') {
     const runtime = await openRuntime(config, { processMetrics: false, syncClients: false });
     await runtime.close();

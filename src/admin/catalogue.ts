@@ -16,6 +16,7 @@ import { postOperations } from './operations/posts.ts';
 import { schoolOperations } from './operations/school.ts';
 import { storageOperations } from './operations/storage.ts';
 import { studentOperations } from './operations/students.ts';
+import { webhookOperations } from './operations/webhooks.ts';
 
 /**
  * Every admin operation, in document order. The REST routes, `/openapi.json` and the MCP
@@ -39,4 +40,5 @@ export const adminOperations: readonly AdminOperation[] = [
   ...storageOperations,
   ...analyticsOperations,
   ...auditOperations,
+  ...webhookOperations,
 ];

@@ -73,7 +73,7 @@ export async function listAttempts(
  * `webhook-id`, so a receiver that already processed one recognises it.
  */
 export async function replay(
-  db: Db,
+  db: Db | Tx,
   schoolId: string,
   endpointId: string,
   what: { eventId?: string; since?: string },
@@ -92,8 +92,13 @@ export async function replay(
         .where('id', '=', what.eventId)
         .executeTakeFirst();
       if (!event) throw problems.notFound('No such event.');
-      if (!(DELIVERABLE_EVENT_TYPES as readonly string[]).includes(event.type) && event.type !== 'webhook.test') {
-        throw problems.validation([{ field: 'body.event_id', message: `${event.type} is audit only, never delivered` }]);
+      if (
+        !(DELIVERABLE_EVENT_TYPES as readonly string[]).includes(event.type) &&
+        event.type !== 'webhook.test'
+      ) {
+        throw problems.validation([
+          { field: 'body.event_id', message: `${event.type} is audit only, never delivered` },
+        ]);
       }
       events = [event];
     } else {

@@ -26,7 +26,8 @@ export function checkEndpointUrl(
   raw: string,
   allowLoopbackHttp: boolean,
 ): { ok: true; url: string } | { ok: false; message: string } {
-  if (raw.length > MAX_URL_LENGTH) return { ok: false, message: `must be at most ${MAX_URL_LENGTH} characters` };
+  if (raw.length > MAX_URL_LENGTH)
+    return { ok: false, message: `must be at most ${MAX_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(raw);
@@ -44,7 +45,10 @@ export function checkEndpointUrl(
   if (url.protocol !== 'https:') return { ok: false, message: 'must use https' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !isPublicAddress(host)) {
-    return { ok: false, message: 'must be a public address (private, link-local and metadata ranges are refused)' };
+    return {
+      ok: false,
+      message: 'must be a public address (private, link-local and metadata ranges are refused)',
+    };
   }
   if (!isIP(host) && (PRIVATE_NAMES.test(host) || !host.includes('.'))) {
     return { ok: false, message: 'must be a public host name' };

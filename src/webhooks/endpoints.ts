@@ -90,7 +90,11 @@ export async function getEndpoint(db: Db | Tx, schoolId: string, id: string): Pr
   return toEndpoint(await endpointRow(db, schoolId, id));
 }
 
-export async function listEndpoints(db: Db | Tx, schoolId: string, page: PageParams): Promise<Page<WebhookEndpoint>> {
+export async function listEndpoints(
+  db: Db | Tx,
+  schoolId: string,
+  page: PageParams,
+): Promise<Page<WebhookEndpoint>> {
   const query = db.selectFrom('webhook_endpoints').selectAll().where('school_id', '=', schoolId);
   const rows = await paginate(query, page, { table: 'webhook_endpoints' });
   const now = isoNow();
@@ -99,7 +103,7 @@ export async function listEndpoints(db: Db | Tx, schoolId: string, page: PagePar
 
 /** Adds an endpoint; its `whsec_` secret is returned this once (only a sealed copy is kept). */
 export async function createEndpoint(
-  db: Db,
+  db: Db | Tx,
   schoolId: string,
   input: EndpointInput,
   settings: EndpointSettings,
@@ -146,7 +150,7 @@ export async function createEndpoint(
 
 /** Changes an endpoint. Enabling it again clears why Lectern disabled it and its failing streak. */
 export async function updateEndpoint(
-  db: Db,
+  db: Db | Tx,
   schoolId: string,
   id: string,
   patch: Partial<EndpointInput>,
@@ -177,7 +181,7 @@ export async function updateEndpoint(
   });
 }
 
-export async function deleteEndpoint(db: Db, schoolId: string, id: string): Promise<void> {
+export async function deleteEndpoint(db: Db | Tx, schoolId: string, id: string): Promise<void> {
   await withTransaction(db, async (tx) => {
     const row = await endpointRow(tx, schoolId, id);
     await tx.deleteFrom('webhook_endpoints').where('school_id', '=', schoolId).where('id', '=', id).execute();
@@ -190,7 +194,7 @@ export async function deleteEndpoint(db: Db, schoolId: string, id: string): Prom
  * `webhook-signature`) for the configured overlap, so receivers can switch without a gap.
  */
 export async function rotateEndpointSecret(
-  db: Db,
+  db: Db | Tx,
   schoolId: string,
   id: string,
   settings: EndpointSettings,
@@ -199,7 +203,8 @@ export async function rotateEndpointSecret(
   const secret = newWebhookSecret();
   return withTransaction(db, async (tx) => {
     const row = await endpointRow(tx, schoolId, id);
-    const expires = settings.secretOverlapSeconds > 0 ? isoNow(now + settings.secretOverlapSeconds * 1000) : null;
+    const expires =
+      settings.secretOverlapSeconds > 0 ? isoNow(now + settings.secretOverlapSeconds * 1000) : null;
     await tx
       .updateTable('webhook_endpoints')
       .set({
@@ -219,13 +224,19 @@ export async function rotateEndpointSecret(
 }
 
 /** Sends a `webhook.test` event to this endpoint only; 409 `endpoint_disabled` when it is off. */
-export async function sendTestEvent(db: Db, schoolId: string, id: string): Promise<{ eventId: string }> {
+export async function sendTestEvent(db: Db | Tx, schoolId: string, id: string): Promise<{ eventId: string }> {
   return withTransaction(db, async (tx) => {
     const row = await endpointRow(tx, schoolId, id);
     if (row.enabled !== 1) {
       throw problem('endpoint_disabled', { detail: 'Enable the endpoint before sending it a test event.' });
     }
-    const eventId = await recordEvent(tx, schoolId, 'webhook.test', { endpoint_id: id }, { onlyEndpointId: id });
+    const eventId = await recordEvent(
+      tx,
+      schoolId,
+      'webhook.test',
+      { endpoint_id: id },
+      { onlyEndpointId: id },
+    );
     return { eventId };
   });
 }

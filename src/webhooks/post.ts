@@ -44,13 +44,21 @@ export async function postWebhook(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
   const timedOut = new Promise<never>((_, reject) =>
-    controller.signal.addEventListener('abort', () => reject(new Error(`no answer within ${options.timeoutMs} ms`))),
+    controller.signal.addEventListener('abort', () =>
+      reject(new Error(`no answer within ${options.timeoutMs} ms`)),
+    ),
   );
   timedOut.catch(() => {});
-  const done = (r: Omit<PostResult, 'latencyMs'>): PostResult => ({ ...r, latencyMs: Math.max(0, clock() - started) });
+  const done = (r: Omit<PostResult, 'latencyMs'>): PostResult => ({
+    ...r,
+    latencyMs: Math.max(0, clock() - started),
+  });
   try {
     const vetted = await Promise.race([vet(url, options), timedOut]);
-    const answer = await Promise.race([send(url, vetted, headers, body, options.fetch, controller.signal), timedOut]);
+    const answer = await Promise.race([
+      send(url, vetted, headers, body, options.fetch, controller.signal),
+      timedOut,
+    ]);
     return done(answer);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -61,11 +69,16 @@ export async function postWebhook(
   }
 }
 
-async function vet(url: URL, options: { allowLoopbackHttp: boolean; fetch?: WebhookFetchOptions }): Promise<ResolvedAddress> {
+async function vet(
+  url: URL,
+  options: { allowLoopbackHttp: boolean; fetch?: WebhookFetchOptions },
+): Promise<ResolvedAddress> {
   if (isLoopbackHost(url.hostname)) {
     if (!options.allowLoopbackHttp) throw new SsrfError('blocked_address', 'loopback endpoints are refused');
     const bare = url.hostname.replace(/^\[|\]$/g, '');
-    return bare === '::1' ? { address: '::1', family: 6 } : { address: isIP(bare) ? bare : '127.0.0.1', family: 4 };
+    return bare === '::1'
+      ? { address: '::1', family: 6 }
+      : { address: isIP(bare) ? bare : '127.0.0.1', family: 4 };
   }
   if (url.protocol !== 'https:') throw new SsrfError('blocked_address', 'only https endpoints are called');
   return resolvePublicAddress(url.hostname, options.fetch ?? {});

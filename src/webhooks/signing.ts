@@ -14,7 +14,10 @@ export function newWebhookSecret(): string {
 }
 
 function keyOf(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+  return Buffer.from(
+    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
+    'base64',
+  );
 }
 
 /** One `v1,<base64>` signature of a message. */

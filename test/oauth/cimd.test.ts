@@ -17,6 +17,7 @@ import { hashPassword } from '../../src/crypto/passwords.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
 import { createSchool } from '../../src/domain/school/schools.ts';
 import { createUser } from '../../src/domain/school/users.ts';
+import { isPublicAddress } from '../../src/http/ssrf.ts';
 import { CIMD_PRUNE_AFTER_SECONDS, checkCimdUrl, lastCimdRefusal, pruneStale } from '../../src/oauth/cimd.ts';
 import {
   CIMD_TIMEOUT_MS,
@@ -25,7 +26,6 @@ import {
   fetchMetadataDocument,
 } from '../../src/oauth/cimd-fetch.ts';
 import { redirectUriMatches, resolveClient } from '../../src/oauth/clients.ts';
-import { isPublicAddress } from '../../src/http/ssrf.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { authorizeInBrowser, Browser, pkcePair } from '../support/oauth-flow.ts';
 import { writeTestCertificate } from '../support/tls.ts';

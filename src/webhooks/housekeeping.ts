@@ -1,0 +1,48 @@
+import type { Config } from '../config.ts';
+import { recordExpiredEnrollments } from '../domain/learning/enrollment-expiry.ts';
+import type { Db } from '../store/database.ts';
+import { isoNow } from '../store/time.ts';
+
+/** How long finished deliveries and attempts stay in an endpoint's log. */
+export const DELIVERY_LOG_DAYS = 30;
+
+export interface EventHousekeeping {
+  expired: number;
+  events: number;
+  attempts: number;
+  deliveries: number;
+}
+
+/**
+ * The events' share of housekeeping (run by `serve` and `lectern worker` every 15 minutes):
+ * record enrollment expiries that passed, prune events beyond EVENT_RETENTION_DAYS (their
+ * deliveries go with them), and prune the delivery log beyond DELIVERY_LOG_DAYS.
+ */
+export async function eventHousekeeping(
+  db: Db,
+  config: Pick<Config, 'events'>,
+  now: number = Date.now(),
+): Promise<EventHousekeeping> {
+  const expired = await recordExpiredEnrollments(db, now);
+  const logCutoff = isoNow(now - DELIVERY_LOG_DAYS * 86_400_000);
+  const attempts = await db
+    .deleteFrom('webhook_attempts')
+    .where('attempted_at', '<', logCutoff)
+    .executeTakeFirst();
+  const deliveries = await db
+    .deleteFrom('webhook_deliveries')
+    .where('status', '!=', 'pending')
+    .where('updated_at', '<', logCutoff)
+    .executeTakeFirst();
+  const eventCutoff = isoNow(now - config.events.retentionDays * 86_400_000);
+  const events = await db
+    .deleteFrom('domain_events')
+    .where('occurred_at', '<', eventCutoff)
+    .executeTakeFirst();
+  return {
+    expired,
+    events: Number(events.numDeletedRows),
+    attempts: Number(attempts.numDeletedRows),
+    deliveries: Number(deliveries.numDeletedRows),
+  };
+}
