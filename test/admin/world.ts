@@ -15,6 +15,7 @@ import { enroll } from '../../src/domain/learning/enrollments.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { storeFile } from '../../src/domain/school/storage.ts';
 import { isoIn, isoNow } from '../../src/store/time.ts';
+import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import type { TestApp } from '../support/app.ts';
 import type { SchoolFixture } from './fixtures.ts';
 
@@ -154,7 +155,14 @@ export async function seedWorld(t: TestApp, s: SchoolFixture, tag = 'w'): Promis
     })
     .execute();
   const adminMembership = await findMembership(db, s.schoolId, adminUserId);
+  const { endpoint } = await createEndpoint(
+    db,
+    s.schoolId,
+    { url: `https://hooks.example.com/${tag}`, eventTypes: ['*'] },
+    { key: t.config.secret, allowLoopbackHttp: false, secretOverlapSeconds: 3600 },
+  );
   return {
+    endpoint_id: endpoint.id,
     studentUserId,
     course_id: course.id,
     section_id: section.id,

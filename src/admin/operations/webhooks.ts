@@ -143,6 +143,17 @@ export const webhookOperations = [
     output: z.object({
       data: z.array(z.object({ type: z.string(), description: z.string(), deliverable: z.boolean() })),
     }),
+    examples: {
+      response: {
+        data: [
+          {
+            type: 'enrollment.created',
+            description: 'A member was enrolled in a course.',
+            deliverable: true,
+          },
+        ],
+      },
+    },
     handler: async () => ({
       data: EVENT_TYPES.map((type) => ({
         type,
@@ -248,6 +259,13 @@ export const webhookOperations = [
     path: `${path}/{endpoint_id}/rotate-secret`,
     input: { params: ById },
     output: WithSecret,
+    examples: {
+      response: {
+        ...example,
+        previous_secret_expires_at: '2026-03-02T09:00:00.000Z',
+        secret: 'whsec_T2F5nHqvqU0Zt6mLBeHdLUvXg8rJgkVh',
+      },
+    },
     handler: async (ctx, { params }) => {
       const { endpoint, secret } = await rotateEndpointSecret(
         ctx.db,
@@ -269,6 +287,7 @@ export const webhookOperations = [
     input: { params: ById },
     output: z.object({ event_id: Id }),
     status: 202,
+    examples: { response: { event_id: 'evt_01jf3k6m2v8w9x0y1z2a3b4c5d' } },
     handler: async (ctx, { params }) => ({
       event_id: (await sendTestEvent(ctx.db, ctx.schoolId, params.endpoint_id)).eventId,
     }),
@@ -308,6 +327,25 @@ export const webhookOperations = [
     path: `${path}/{endpoint_id}/attempts`,
     input: { params: ById, query: z.strictObject({ ...PageQuery }) },
     output: pageOf(AttemptSchema),
+    examples: {
+      response: {
+        data: [
+          {
+            id: 'wha_01jf3k6m2v8w9x0y1z2a3b4c5d',
+            delivery_id: 'whd_01jf3k6m2v8w9x0y1z2a3b4c5d',
+            event_id: 'evt_01jf3k6m2v8w9x0y1z2a3b4c5d',
+            event_type: 'order.paid',
+            attempted_at: '2026-03-01T09:00:01.000Z',
+            status_code: 503,
+            latency_ms: 212,
+            response_excerpt: 'upstream unavailable',
+            error: null,
+            next_retry_at: '2026-03-01T09:05:01.000Z',
+          },
+        ],
+        next_cursor: null,
+      },
+    },
     handler: async (ctx, { params, query }) => {
       const page = await listAttempts(ctx.db, ctx.schoolId, params.endpoint_id, query);
       return { data: page.data.map(presentAttempt), next_cursor: page.next_cursor };
