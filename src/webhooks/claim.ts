@@ -26,24 +26,31 @@ export async function claimDue(
   limit: number,
 ): Promise<ClaimedDelivery[]> {
   const at = isoNow(now);
-  const pg = db.getExecutor().adapter instanceof PostgresAdapter;
-  const lock = pg ? sql`for update of d skip locked` : sql``;
-  const { rows } = await sql<ClaimedDelivery>`
-    update webhook_deliveries
-       set lease_owner = ${owner}, lease_until = ${isoNow(leaseUntil)}, updated_at = ${at}
-     where id in (
-       select d.id from webhook_deliveries d
-         join webhook_endpoints e on e.id = d.endpoint_id
-        where d.status = 'pending'
-          and d.next_attempt_at <= ${at}
-          and (d.lease_until is null or d.lease_until < ${at})
-          and e.enabled = 1
-        order by d.id
-        limit ${limit}
-        ${lock})
-       and status = 'pending'
-       and (lease_until is null or lease_until < ${at})
-    returning id, school_id, endpoint_id, event_id, attempts`.execute(db);
+  const due = sql`
+    select d.id from webhook_deliveries d
+      join webhook_endpoints e on e.id = d.endpoint_id
+     where d.status = 'pending'
+       and d.next_attempt_at <= ${at}
+       and (d.lease_until is null or d.lease_until < ${at})
+       and e.enabled = 1
+     order by d.id
+     limit ${limit}`;
+  const lease = sql`lease_owner = ${owner}, lease_until = ${isoNow(leaseUntil)}, updated_at = ${at}`;
+  const returning = sql`returning webhook_deliveries.id, webhook_deliveries.school_id,
+    webhook_deliveries.endpoint_id, webhook_deliveries.event_id, webhook_deliveries.attempts`;
+  // PostgreSQL: pick in a CTE (evaluated once; an IN (… LIMIT … FOR UPDATE) subquery may be
+  // re-run by the planner and lease more than `limit` rows).
+  const query = db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<ClaimedDelivery>`
+        with picked as (${due} for update of d skip locked)
+        update webhook_deliveries set ${lease} from picked
+         where webhook_deliveries.id = picked.id ${returning}`
+    : sql<ClaimedDelivery>`
+        update webhook_deliveries set ${lease}
+         where id in (${due})
+           and status = 'pending'
+           and (lease_until is null or lease_until < ${at}) ${returning}`;
+  const { rows } = await query.execute(db);
   return [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 

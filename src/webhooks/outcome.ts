@@ -86,7 +86,7 @@ export async function recordOutcome(
         status: verdict.delivered ? 'succeeded' : next ? 'pending' : 'failed',
         attempts,
         next_attempt_at: next,
-        lease_owner: null,
+        // lease_owner stays: which instance made the last attempt (operators debugging, tests).
         lease_until: null,
         last_status_code: result.status,
         updated_at: at,

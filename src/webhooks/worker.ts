@@ -37,8 +37,12 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
-/** Extra lease time beyond the request timeout, for the bookkeeping around an attempt. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * Extra lease time beyond the request timeout, for the bookkeeping around an attempt. Short, so
+ * that the leases of an instance that died (kill -9) run out soon; each attempt renews its own
+ * lease first, and a lease taken over by another instance is never attempted twice (renewLease).
+ */
+const LEASE_MARGIN_MS = 10_000;
 
 /**
  * The webhook delivery worker (issue #13 point 4): at least once, oldest first per endpoint,

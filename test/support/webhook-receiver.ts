@@ -12,7 +12,7 @@ export interface ReceivedWebhook {
   readonly json: { type: string; timestamp: string; data: Record<string, unknown> };
   /** Which of the receiver's secrets produced a signature in the header (by index). */
   readonly signedBy: number[];
-  /** The id was seen before (a retry or replay): de-duplication would drop it. */
+  /** The id was seen before on this path (a retry or replay): de-duplication would drop it. */
   readonly duplicate: boolean;
 }
 
@@ -22,6 +22,8 @@ export interface PlannedAnswer {
   headers?: Record<string, string>;
   body?: string | Buffer;
   hang?: boolean;
+  /** Answer after this many milliseconds (a slow receiver). */
+  delayMs?: number;
 }
 
 /**
@@ -32,6 +34,8 @@ export interface PlannedAnswer {
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  /** How to answer when no plan is left for the path (default 204 at once). */
+  defaultAnswer: PlannedAnswer = {};
   /** Secrets to verify with; a delivery verifies if any signs it. */
   secrets: string[] = [];
   private readonly plans = new Map<string, PlannedAnswer[]>();
@@ -49,6 +53,11 @@ export class WebhookReceiver {
   /** Answers for the next requests to `path`, in order; afterwards 204. */
   plan(path: string, ...answers: PlannedAnswer[]): void {
     this.plans.set(path, [...(this.plans.get(path) ?? []), ...answers]);
+  }
+
+  /** Distinct webhook ids received. */
+  uniqueIds(): Set<string> {
+    return new Set(this.received.map((r) => r.id));
   }
 
   on(path: string): ReceivedWebhook[] {
@@ -82,14 +91,15 @@ export class WebhookReceiver {
       body,
       json: JSON.parse(body),
       signedBy,
-      duplicate: this.seen.has(headers['webhook-id']),
+      duplicate: this.seen.has(`${path} ${headers['webhook-id']}`),
     });
-    this.seen.add(headers['webhook-id']);
-    const answer = this.plans.get(path)?.shift() ?? {};
+    this.seen.add(`${path} ${headers['webhook-id']}`);
+    const answer = this.plans.get(path)?.shift() ?? this.defaultAnswer;
     if (answer.hang) {
       this.hanging.add(res);
       return;
     }
+    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
     res.writeHead(answer.status ?? 204, answer.headers ?? {});
     res.end(answer.body);
   }
