@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountPagesApp } from './account/routes.ts';
+import { createAdminEventsPagesApp } from './admin/events-routes.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
 import { createLoginApp } from './login.ts';
@@ -13,6 +14,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/', createLoginApp(ctx));
   app.route('/', createAdminPagesApp(ctx));
+  app.route('/', createAdminEventsPagesApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
   return app;
