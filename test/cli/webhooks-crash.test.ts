@@ -20,7 +20,6 @@ import { cliEnv, spawnLectern } from './run.ts';
 async function until(done: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await done())) {
-    if (process.env.DEBUG_WORKERS) console.error('waiting', what);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
@@ -44,7 +43,10 @@ describe(`webhook delivery across processes (${ENGINE})`, () => {
     db = openDatabase(database.options);
     await migrateToLatest(db);
     receiver = await new WebhookReceiver().start();
-    env = cliEnv(database, { WEBHOOK_TIMEOUT_SECONDS: '1', LOG_LEVEL: process.env.DEBUG_WORKERS ? 'info' : 'warn' });
+    env = cliEnv(database, {
+      WEBHOOK_TIMEOUT_SECONDS: '1',
+      LOG_LEVEL: process.env.DEBUG_WORKERS ? 'info' : 'warn',
+    });
     schoolId = (await createSchool(db, { name: 'Crash School', subdomain: `crash-${Date.now()}` })).id;
   });
   after(async () => {
@@ -66,8 +68,13 @@ describe(`webhook delivery across processes (${ENGINE})`, () => {
     }
   };
   const count = async (status: string) =>
-    (await db.selectFrom('webhook_deliveries').select('id').where('status', '=', status as 'pending').execute())
-      .length;
+    (
+      await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', '=', status as 'pending')
+        .execute()
+    ).length;
 
   it('a kill -9 while deliveries are pending loses none', async () => {
     const { secret } = await endpoint('/crash');
@@ -93,7 +100,10 @@ describe(`webhook delivery across processes (${ENGINE})`, () => {
     const ids = new Set(got.map((g) => g.id));
     assert.equal(ids.size, 30, 'every event arrived');
     assert.ok(got.length - ids.size <= 1, 'at most the attempt in flight at the kill came twice');
-    assert.ok(got.every((g) => g.signedBy.length === 1), 'every delivery verified');
+    assert.ok(
+      got.every((g) => g.signedBy.length === 1),
+      'every delivery verified',
+    );
   });
 
   it('two worker processes on one database share the deliveries and make each attempt once', async () => {
@@ -101,7 +111,6 @@ describe(`webhook delivery across processes (${ENGINE})`, () => {
     const paths = ['/p1', '/p2', '/p3', '/p4'];
     for (const p of paths) await endpoint(p);
     await publish(40, 'pair');
-    if (process.env.DEBUG_WORKERS) console.error('published', await count('pending'));
     const workers = [worker(env), worker(env)];
     try {
       await until(
@@ -110,15 +119,21 @@ describe(`webhook delivery across processes (${ENGINE})`, () => {
         'every delivery by two workers',
       );
     } finally {
+      // Listen before signalling: a process that exits while another is awaited must not be missed.
+      const exits = workers.map((w) => once(w, 'exit'));
       for (const w of workers) w.kill('SIGTERM');
-      for (const w of workers) await once(w, 'exit');
+      await Promise.all(exits);
     }
     for (const p of paths) assert.equal(receiver.on(p).length, 40, `${p}: nothing delivered twice`);
     const owners = await db
       .selectFrom('webhook_deliveries')
       .innerJoin('webhook_endpoints', 'webhook_endpoints.id', 'webhook_deliveries.endpoint_id')
       .select('webhook_deliveries.lease_owner')
-      .where('webhook_endpoints.url', 'in', paths.map((p) => `${receiver.url}${p}`))
+      .where(
+        'webhook_endpoints.url',
+        'in',
+        paths.map((p) => `${receiver.url}${p}`),
+      )
       .execute();
     const byOwner = new Map<string, number>();
     for (const o of owners) byOwner.set(String(o.lease_owner), (byOwner.get(String(o.lease_owner)) ?? 0) + 1);

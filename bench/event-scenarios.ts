@@ -1,0 +1,220 @@
+/**
+ * Issue #13's rows: what the transactional outbox adds to a write, and how many webhook
+ * deliveries one worker makes per second. Both run in process on a fresh SQLite database with the
+ * demo data (no HTTP in the way: the write's own cost is what the outbox is compared with, which
+ * makes its share look larger, not smaller).
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { seedDemoData } from '../src/domain/demo/demo-seed.ts';
+import { withTransaction } from '../src/domain/kernel/checks.ts';
+import {
+  findEnrollmentOf,
+  getEnrollment,
+  recordLectureProgress,
+} from '../src/domain/learning/enrollments.ts';
+import { saveLectureProgress } from '../src/domain/learning/lecture-progress.ts';
+import { createMailer } from '../src/mail/mailer.ts';
+import { type Db, migrateToLatest, openDatabase } from '../src/store/database.ts';
+import { createEndpoint } from '../src/webhooks/endpoints.ts';
+import { createWebhookWorker } from '../src/webhooks/worker.ts';
+import { DURATION_SECONDS, type Figures, type Scenario } from './measure.ts';
+
+interface Fixture {
+  db: Db;
+  schoolId: string;
+  userId: string;
+  lectures: { id: string; course_id: string }[];
+  dir: string;
+}
+
+async function fixture(): Promise<Fixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'lectern-bench-events-'));
+  const sqlitePath = join(dir, 'lectern.sqlite');
+  const db = openDatabase({ engine: 'sqlite', url: `file:${sqlitePath}`, sqlitePath });
+  await migrateToLatest(db);
+  await seedDemoData(db);
+  const student = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', 'student@example.com')
+    .executeTakeFirstOrThrow();
+  const enrollment = await db
+    .selectFrom('enrollments')
+    .select(['school_id', 'course_id'])
+    .where('user_id', '=', student.id)
+    .where('expires_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  const lectures = await db
+    .selectFrom('lectures')
+    .select(['id', 'course_id'])
+    .where('course_id', '=', enrollment.course_id)
+    .execute();
+  return { db, schoolId: enrollment.school_id, userId: student.id, lectures, dir };
+}
+
+/** The write as shipped, minus its one outbox call: the same unit of work, same transaction. */
+async function progressWithoutOutbox(
+  db: Db,
+  schoolId: string,
+  userId: string,
+  lecture: { id: string; course_id: string },
+  position: number,
+) {
+  return withTransaction(db, async (tx) => {
+    await tx
+      .selectFrom('lectures')
+      .select(['id', 'course_id'])
+      .where('school_id', '=', schoolId)
+      .where('id', '=', lecture.id)
+      .executeTakeFirst();
+    const enrollment = (await findEnrollmentOf(tx, schoolId, userId, lecture.course_id))!;
+    const progress = await saveLectureProgress(
+      tx,
+      enrollment.id,
+      { id: lecture.id, courseId: lecture.course_id },
+      position,
+      false,
+    );
+    return { enrollment: await getEnrollment(tx, schoolId, enrollment.id), lecture: progress };
+  });
+}
+
+/** Writes per second over the bench duration (one writer: SQLite has one). */
+async function writesPerSecond(write: (i: number) => Promise<unknown>): Promise<Figures> {
+  for (let i = 0; i < 200; i++) await write(i); // warm-up
+  const latencies: number[] = [];
+  const end = performance.now() + DURATION_SECONDS * 1000;
+  let i = 0;
+  while (performance.now() < end) {
+    const t0 = performance.now();
+    await write(i++);
+    latencies.push(performance.now() - t0);
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: i / DURATION_SECONDS,
+    p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] * 10) / 10,
+    non2xx: 0,
+    errors: 0,
+  };
+}
+
+function progressScenario(
+  name: string,
+  mode: 'none' | 'outbox' | 'endpoint',
+  goalRelativeTo?: string,
+): Scenario {
+  return {
+    name,
+    goal: goalRelativeTo ? 0.85 : undefined,
+    goalRelativeTo,
+    async run() {
+      const f = await fixture();
+      try {
+        if (mode === 'endpoint') {
+          await createEndpoint(
+            f.db,
+            f.schoolId,
+            { url: 'https://hooks.example.com/bench', eventTypes: ['lecture.*'] },
+            { key: new Uint8Array(32), allowLoopbackHttp: false, secretOverlapSeconds: 0 },
+          );
+        }
+        const pick = (i: number) => f.lectures[i % f.lectures.length];
+        const figures = await writesPerSecond((i) =>
+          mode === 'none'
+            ? progressWithoutOutbox(f.db, f.schoolId, f.userId, pick(i), i % 1000)
+            : recordLectureProgress(f.db, f.schoolId, f.userId, {
+                lectureId: pick(i).id,
+                positionSeconds: i % 1000,
+              }),
+        );
+        return { figures, note: 'writes/s in process (recordLectureProgress), not HTTP requests' };
+      } finally {
+        await f.db.destroy();
+        rmSync(f.dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+const WITHOUT = 'outbox: record lecture progress, without the outbox (in process)';
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 3000);
+
+/** One worker draining DELIVERIES pending deliveries to a local receiver over 4 endpoints. */
+const deliveryScenario: Scenario = {
+  name: 'webhooks: deliveries per second, one worker (in process, loopback receiver)',
+  async run() {
+    const f = await fixture();
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: `file:${f.dir}/lectern.sqlite`,
+      LECTERN_SECRET: 'A'.repeat(43),
+    });
+    const logger = pino({ level: 'silent' });
+    try {
+      for (let e = 0; e < 4; e++) {
+        await createEndpoint(
+          f.db,
+          f.schoolId,
+          { url: `${url}/e${e}`, eventTypes: ['lecture.progress_recorded'] },
+          {
+            key: config.secret,
+            allowLoopbackHttp: true,
+            secretOverlapSeconds: 0,
+          },
+        );
+      }
+      for (let i = 0; i < DELIVERIES / 4; i++) {
+        const lecture = f.lectures[i % f.lectures.length];
+        await recordLectureProgress(f.db, f.schoolId, f.userId, {
+          lectureId: lecture.id,
+          positionSeconds: i % 1000,
+        });
+      }
+      const worker = createWebhookWorker({
+        db: f.db,
+        logger,
+        config,
+        mailer: createMailer({ from: 'x@example.com', logger }),
+      });
+      const t0 = performance.now();
+      let made = 0;
+      for (let n = await worker.runOnce(); n > 0; n = await worker.runOnce()) made += n;
+      const seconds = (performance.now() - t0) / 1000;
+      return {
+        figures: {
+          requestsPerSecond: made / seconds,
+          p99Ms: 0,
+          non2xx: 0,
+          errors: made === DELIVERIES ? 0 : 1,
+        },
+        note: `${made} deliveries (4 endpoints) in ${seconds.toFixed(1)} s; deliveries/s, not requests served`,
+      };
+    } finally {
+      receiver.closeAllConnections();
+      receiver.close();
+      await f.db.destroy();
+      rmSync(f.dir, { recursive: true, force: true });
+    }
+  },
+};
+
+export const eventScenarios: Scenario[] = [
+  progressScenario(WITHOUT, 'none'),
+  progressScenario('outbox: record lecture progress, with the outbox (in process)', 'outbox', WITHOUT),
+  progressScenario('outbox: the same, with one subscribed endpoint (fan-out row)', 'endpoint', WITHOUT),
+  deliveryScenario,
+];
