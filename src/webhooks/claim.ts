@@ -40,12 +40,13 @@ export async function claimDue(
     webhook_deliveries.endpoint_id, webhook_deliveries.event_id, webhook_deliveries.attempts`;
   // PostgreSQL: pick in a CTE (evaluated once; an IN (… LIMIT … FOR UPDATE) subquery may be
   // re-run by the planner and lease more than `limit` rows).
-  const query = db.getExecutor().adapter instanceof PostgresAdapter
-    ? sql<ClaimedDelivery>`
+  const query =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? sql<ClaimedDelivery>`
         with picked as (${due} for update of d skip locked)
         update webhook_deliveries set ${lease} from picked
          where webhook_deliveries.id = picked.id ${returning}`
-    : sql<ClaimedDelivery>`
+      : sql<ClaimedDelivery>`
         update webhook_deliveries set ${lease}
          where id in (${due})
            and status = 'pending'

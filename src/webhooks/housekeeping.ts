@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { idFloor } from '../crypto/ids.ts';
 import { recordExpiredEnrollments } from '../domain/learning/enrollment-expiry.ts';
 import type { Db } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
@@ -34,11 +35,9 @@ export async function eventHousekeeping(
     .where('status', '!=', 'pending')
     .where('updated_at', '<', logCutoff)
     .executeTakeFirst();
-  const eventCutoff = isoNow(now - config.events.retentionDays * 86_400_000);
-  const events = await db
-    .deleteFrom('domain_events')
-    .where('occurred_at', '<', eventCutoff)
-    .executeTakeFirst();
+  // Ids are ULIDs, time first: the primary key finds every event recorded before the cutoff.
+  const eventCutoff = idFloor('evt', now - config.events.retentionDays * 86_400_000);
+  const events = await db.deleteFrom('domain_events').where('id', '<', eventCutoff).executeTakeFirst();
   return {
     expired,
     events: Number(events.numDeletedRows),
