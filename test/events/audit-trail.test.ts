@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
+import { newId } from '../../src/crypto/ids.ts';
 import { hashPassword } from '../../src/crypto/passwords.ts';
 import { createLecture, createSection } from '../../src/domain/catalog/curriculum.ts';
 import { recordExpiredEnrollments } from '../../src/domain/learning/enrollment-expiry.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
 import { createUser } from '../../src/domain/school/users.ts';
+import { eventHousekeeping } from '../../src/webhooks/housekeeping.ts';
 import { gql } from '../account/fixtures.ts';
 import { api, type SchoolFixture, schoolFixture } from '../admin/fixtures.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -207,6 +210,33 @@ describe('domain events and the audit trail', () => {
     assert.equal(expired.length, 1);
     assert.equal(expired[0].data.enrollment_id, enr.body.id);
     assert.deepEqual(expired[0].actor, { type: 'system', id: null, client_id: null });
+  });
+
+  it('housekeeping prunes events beyond the retention, with their deliveries, and keeps the rest', async () => {
+    const day = 86_400_000;
+    const old = newId('evt', Date.now() - 401 * day);
+    await t.runtime.db
+      .insertInto('domain_events')
+      .values({
+        id: old,
+        school_id: a.schoolId,
+        type: 'course.published',
+        actor_type: 'system',
+        actor_id: null,
+        actor_client_id: null,
+        occurred_at: new Date(Date.now() - 401 * day).toISOString(),
+        data: '{}',
+        request_id: null,
+      })
+      .execute();
+    const before = (await trail(callA, '?limit=100')).data.length;
+    const done = await eventHousekeeping(t.runtime.db, { events: { retentionDays: 400 } });
+    assert.equal(done.events, 1);
+    const after = (await trail(callA, '?limit=100')).data;
+    assert.equal(after.length, before - 1);
+    assert.ok(after.every((e) => e.id !== old));
+    assert.equal(loadConfig({ EVENT_RETENTION_DAYS: '30' }).events.retentionDays, 30);
+    assert.throws(() => loadConfig({ EVENT_RETENTION_DAYS: '0' }), /EVENT_RETENTION_DAYS/);
   });
 
   it('audits failed and throttled sign-ins of a member in their school only, never for unknown emails', async () => {
