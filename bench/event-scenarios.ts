@@ -24,7 +24,9 @@ import { createMailer } from '../src/mail/mailer.ts';
 import { type Db, migrateToLatest, openDatabase } from '../src/store/database.ts';
 import { createEndpoint } from '../src/webhooks/endpoints.ts';
 import { createWebhookWorker } from '../src/webhooks/worker.ts';
-import { DURATION_SECONDS, type Figures, type Scenario } from './measure.ts';
+import { issueMemberToken } from './mcp-scenarios.ts';
+import { DURATION_SECONDS, type Figures, measure, type Scenario } from './measure.ts';
+import { startLectern } from './servers.ts';
 
 interface Fixture {
   db: Db;
@@ -212,9 +214,63 @@ const deliveryScenario: Scenario = {
   },
 };
 
+/**
+ * The same write as members make it: the Account API mutation over HTTP, with the outbox (one
+ * event per call). Compared with the in-process rows, it shows what share of a real request the
+ * outbox's fixed cost is.
+ */
+const httpScenario: Scenario = {
+  name: 'outbox: recordLectureProgress mutation over HTTP (with the outbox)',
+  async run() {
+    let token = '';
+    let lectureId = '';
+    const server = await startLectern({
+      prepare: async (env) => {
+        token = await issueMemberToken(env, ['openid', 'account:read', 'account:write']);
+        const config = loadConfig(env);
+        const db = openDatabase(config.database);
+        const student = await db
+          .selectFrom('users')
+          .select('id')
+          .where('email', '=', 'student@example.com')
+          .executeTakeFirstOrThrow();
+        const lecture = await db
+          .selectFrom('lectures')
+          .innerJoin('enrollments', 'enrollments.course_id', 'lectures.course_id')
+          .select('lectures.id')
+          .where('enrollments.user_id', '=', student.id)
+          .where('enrollments.expires_at', 'is', null)
+          .executeTakeFirstOrThrow();
+        lectureId = lecture.id;
+        await db.destroy();
+      },
+    });
+    try {
+      const request = {
+        method: 'POST' as const,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query:
+            'mutation($i: RecordLectureProgressInput!) { recordLectureProgress(input: $i) { lectureProgress { positionSeconds } } }',
+          variables: { i: { lectureId, positionSeconds: 42 } },
+        }),
+      };
+      const probe = await fetch(`${server.url}/account/graphql`, request);
+      const text = await probe.text();
+      if (probe.status !== 200 || !text.includes('"positionSeconds":42'))
+        throw new Error(`probe answered ${probe.status}: ${text}`);
+      await measure({ url: `${server.url}/account/graphql`, ...request, duration: 2 });
+      return { figures: await measure({ url: `${server.url}/account/graphql`, ...request }) };
+    } finally {
+      await server.stop();
+    }
+  },
+};
+
 export const eventScenarios: Scenario[] = [
   progressScenario(WITHOUT, 'none'),
   progressScenario('outbox: record lecture progress, with the outbox (in process)', 'outbox', WITHOUT),
   progressScenario('outbox: the same, with one subscribed endpoint (fan-out row)', 'endpoint', WITHOUT),
+  httpScenario,
   deliveryScenario,
 ];

@@ -161,6 +161,48 @@ export async function seedWorld(t: TestApp, s: SchoolFixture, tag = 'w'): Promis
     { url: `https://hooks.example.com/${tag}`, eventTypes: ['*'] },
     { key: t.config.secret, allowLoopbackHttp: false, secretOverlapSeconds: 3600 },
   );
+  // One attempt in the endpoint's delivery log, as the worker would have written it.
+  const published = await db
+    .selectFrom('domain_events')
+    .select(['id', 'type'])
+    .where('school_id', '=', s.schoolId)
+    .where('type', '=', 'course.published')
+    .executeTakeFirstOrThrow();
+  const deliveryId = newId('whd');
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: deliveryId,
+      school_id: s.schoolId,
+      endpoint_id: endpoint.id,
+      event_id: published.id,
+      status: 'succeeded',
+      attempts: 1,
+      next_attempt_at: null,
+      lease_owner: null,
+      lease_until: null,
+      last_status_code: 204,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await db
+    .insertInto('webhook_attempts')
+    .values({
+      id: newId('wha'),
+      school_id: s.schoolId,
+      delivery_id: deliveryId,
+      endpoint_id: endpoint.id,
+      event_id: published.id,
+      event_type: published.type,
+      attempted_at: now,
+      status_code: 204,
+      latency_ms: 12,
+      response_excerpt: '',
+      error: null,
+      next_retry_at: null,
+    })
+    .execute();
   return {
     endpoint_id: endpoint.id,
     studentUserId,

@@ -32,6 +32,7 @@ describe('domain events and the audit trail', () => {
   const trail = async (call: ReturnType<typeof api>, query = '') => {
     const r = await call('GET', `/api/v1/audit-events${query}`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
+    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies under test
     return r.body as { data: any[]; next_cursor: string | null };
   };
 

@@ -44,6 +44,7 @@ describe('webhook delivery (Standard Webhooks)', () => {
   const attempts = async (endpointId: string) => {
     const r = await call('GET', `/api/v1/webhook-endpoints/${endpointId}/attempts?limit=100`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
+    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies under test
     return r.body.data as any[];
   };
   const endpoint = async (id: string) => (await call('GET', `/api/v1/webhook-endpoints/${id}`)).body;

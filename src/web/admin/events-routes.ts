@@ -226,20 +226,22 @@ export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
       }),
     );
 
-  action(
-    'enable',
-    async (area, id) => (
-      await updateEndpoint(ctx.db, area.school.id, id, { enabled: true }, settings), 'enabled'
-    ),
-  );
-  action(
-    'disable',
-    async (area, id) => (
-      await updateEndpoint(ctx.db, area.school.id, id, { enabled: false }, settings), 'disabled'
-    ),
-  );
-  action('delete', async (area, id) => (await deleteEndpoint(ctx.db, area.school.id, id), 'deleted'));
-  action('test', async (area, id) => (await sendTestEvent(ctx.db, area.school.id, id), 'test'));
+  action('enable', async (area, id) => {
+    await updateEndpoint(ctx.db, area.school.id, id, { enabled: true }, settings);
+    return 'enabled';
+  });
+  action('disable', async (area, id) => {
+    await updateEndpoint(ctx.db, area.school.id, id, { enabled: false }, settings);
+    return 'disabled';
+  });
+  action('delete', async (area, id) => {
+    await deleteEndpoint(ctx.db, area.school.id, id);
+    return 'deleted';
+  });
+  action('test', async (area, id) => {
+    await sendTestEvent(ctx.db, area.school.id, id);
+    return 'test';
+  });
   action('replay', async (area, id, fields) => {
     const since = fields.get('since') ?? '';
     if (!DATE.test(since) || Number.isNaN(Date.parse(since))) {
