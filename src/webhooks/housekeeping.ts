@@ -37,10 +37,19 @@ export async function eventHousekeeping(
     .executeTakeFirst();
   // Ids are ULIDs, time first: the primary key finds every event recorded before the cutoff.
   const eventCutoff = idFloor('evt', now - config.events.retentionDays * 86_400_000);
-  const events = await db.deleteFrom('domain_events').where('id', '<', eventCutoff).executeTakeFirst();
+  // School by school, so each delete is a range of the primary key (school_id, id).
+  let pruned = 0;
+  for (const school of await db.selectFrom('schools').select('id').execute()) {
+    const done = await db
+      .deleteFrom('domain_events')
+      .where('school_id', '=', school.id)
+      .where('id', '<', eventCutoff)
+      .executeTakeFirst();
+    pruned += Number(done.numDeletedRows);
+  }
   return {
     expired,
-    events: Number(events.numDeletedRows),
+    events: pruned,
     attempts: Number(attempts.numDeletedRows),
     deliveries: Number(deliveries.numDeletedRows),
   };

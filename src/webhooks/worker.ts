@@ -65,7 +65,12 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     const now = clock();
     if (!(await renewLease(db, delivery.id, instanceId, now + leaseMs))) return true;
     const [event, endpoint] = await Promise.all([
-      db.selectFrom('domain_events').selectAll().where('id', '=', delivery.event_id).executeTakeFirst(),
+      db
+        .selectFrom('domain_events')
+        .selectAll()
+        .where('school_id', '=', delivery.school_id)
+        .where('id', '=', delivery.event_id)
+        .executeTakeFirst(),
       db
         .selectFrom('webhook_endpoints')
         .selectAll()

@@ -8,11 +8,15 @@ import { schoolTable } from './columns.ts';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   // Every write of the product now adds an event row, so the table carries as few b-trees as the
-  // reads allow (the outbox's cost is a budget: docs/performance.md). On SQLite it is clustered by
-  // its id (WITHOUT ROWID), so the primary key is the table. Pruning goes by id (ULIDs sort by
-  // time), the actor filter walks the school's index: no index of their own.
+  // reads allow (the outbox's cost is a budget: docs/performance.md). Its key is (school_id, id):
+  // the audit trail pages one school's events by id, and every lookup knows the school. On SQLite
+  // the table is clustered by that key (WITHOUT ROWID) and has no other b-tree: a type filter
+  // walks the school's events. PostgreSQL, where several instances write, also indexes the type.
   const sqlite = !(db.getExecutor().adapter instanceof PostgresAdapter);
-  await schoolTable(db, 'domain_events')
+  await db.schema
+    .createTable('domain_events')
+    .addColumn('school_id', 'text', (c) => c.notNull().references('schools.id').onDelete('cascade'))
+    .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('actor_type', 'text', (c) => c.notNull())
     .addColumn('actor_id', 'text')
@@ -20,19 +24,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('occurred_at', 'text', (c) => c.notNull())
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('request_id', 'text')
+    .addPrimaryKeyConstraint('domain_events_pkey', ['school_id', 'id'])
     .$call((t) => (sqlite ? t.modifyEnd(sql`without rowid`) : t))
     .execute();
-  // The audit trail pages a school's events newest first, and by type.
-  await db.schema
-    .createIndex('domain_events_school')
-    .on('domain_events')
-    .columns(['school_id', 'id'])
-    .execute();
-  await db.schema
-    .createIndex('domain_events_school_type')
-    .on('domain_events')
-    .columns(['school_id', 'type', 'id'])
-    .execute();
+  if (!sqlite) {
+    await db.schema
+      .createIndex('domain_events_school_type')
+      .on('domain_events')
+      .columns(['school_id', 'type', 'id'])
+      .execute();
+  }
 
   await schoolTable(db, 'webhook_endpoints')
     .addColumn('url', 'text', (c) => c.notNull())
@@ -57,7 +58,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('endpoint_id', 'text', (c) =>
       c.notNull().references('webhook_endpoints.id').onDelete('cascade'),
     )
-    .addColumn('event_id', 'text', (c) => c.notNull().references('domain_events.id').onDelete('cascade'))
+    .addColumn('event_id', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_attempt_at', 'text')
@@ -66,6 +67,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_status_code', 'integer')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
+    .addForeignKeyConstraint(
+      'webhook_deliveries_event',
+      ['school_id', 'event_id'],
+      'domain_events',
+      ['school_id', 'id'],
+      (fk) => fk.onDelete('cascade'),
+    )
     .execute();
   // The worker's scan: due pending deliveries, oldest first.
   await db.schema
