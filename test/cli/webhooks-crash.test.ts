@@ -25,8 +25,8 @@ async function until(done: () => boolean | Promise<boolean>, ms: number, what: s
   }
 }
 
-function worker(env: Record<string, string>): ChildProcess {
-  const child = spawnLectern(['worker'], env);
+function start(command: 'serve' | 'worker', env: Record<string, string>): ChildProcess {
+  const child = spawnLectern([command], command === 'serve' ? { ...env, PORT: '0' } : env);
   child.stdout!.on('data', (d) => process.env.DEBUG_WORKERS && process.stderr.write(d));
   child.stderr!.on('data', (d) => process.env.DEBUG_WORKERS && process.stderr.write(d));
   return child;
@@ -76,25 +76,25 @@ describe(`webhook delivery across processes (${ENGINE})`, () => {
         .execute()
     ).length;
 
-  it('a kill -9 while deliveries are pending loses none', async () => {
+  it('a kill -9 of `lectern serve` while deliveries are pending loses none', async () => {
     const { secret } = await endpoint('/crash');
     receiver.secrets = [secret];
     receiver.defaultAnswer = { delayMs: 100 };
     await publish(30, 'crash');
     assert.equal(await count('pending'), 30);
-    const a = worker(env);
+    const a = start('serve', env);
     await until(() => receiver.on('/crash').length >= 5, 30_000, 'the first deliveries');
     a.kill('SIGKILL');
     await once(a, 'exit');
     const pending = await count('pending');
     assert.ok(pending > 0, 'killed with deliveries pending');
-    const b = worker(env);
+    const b = start('serve', env);
     try {
       await until(async () => (await count('succeeded')) === 30, 60_000, 'every delivery after the restart');
     } finally {
       b.kill('SIGTERM');
       const [code] = await once(b, 'exit');
-      assert.equal(code, 0, 'a worker stops cleanly on SIGTERM');
+      assert.equal(code, 0, 'serve stops cleanly on SIGTERM, its worker with it');
     }
     const got = receiver.on('/crash');
     const ids = new Set(got.map((g) => g.id));
@@ -111,7 +111,7 @@ describe(`webhook delivery across processes (${ENGINE})`, () => {
     const paths = ['/p1', '/p2', '/p3', '/p4'];
     for (const p of paths) await endpoint(p);
     await publish(40, 'pair');
-    const workers = [worker(env), worker(env)];
+    const workers = [start('worker', env), start('worker', env)];
     try {
       await until(
         () => paths.every((p) => new Set(receiver.on(p).map((g) => g.id)).size === 40),
