@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { api, type SchoolFixture, schoolFixture } from '../admin/fixtures.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { startTestSmtpServer } from '../support/smtp.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 import { addEndpoint, FakeClock, testWorker } from './support.ts';
 
@@ -162,6 +163,32 @@ describe('webhook delivery (Standard Webhooks)', () => {
     assert.equal(replayed.body.queued, 2);
     assert.equal(await worker.runOnce(), 2);
     await call('DELETE', `/api/v1/webhook-endpoints/${ep.id}`);
+  });
+
+  it('emails the school’s owners when Lectern disables an endpoint (with SMTP_URL)', async () => {
+    const smtp = await startTestSmtpServer();
+    const mailing = await createTestApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Lectern <no-reply@lectern.test>' });
+    try {
+      const s2 = await schoolFixture(mailing, 'Mailing');
+      const owner = await mailing.runtime.db
+        .selectFrom('users')
+        .select('email')
+        .where('id', '=', s2.ownerId)
+        .executeTakeFirstOrThrow();
+      const call2 = api(mailing, await s2.token());
+      const ep = await addEndpoint(call2, `${receiver.url}/gone-mail`, ['course.published']);
+      receiver.plan('/gone-mail', { status: 410 });
+      await call2('POST', '/api/v1/courses', { slug: 'm', title: 'M', status: 'published' });
+      await testWorker(mailing, clock).runOnce();
+      const mail = await smtp.waitFor((m) => m.envelopeTo.includes(owner.email));
+      assert.match(mail.subject, /Webhook endpoint disabled/);
+      assert.match(mail.text, /410 Gone/);
+      assert.match(mail.text, new RegExp(`/admin/${s2.schoolId}/webhooks`));
+      assert.equal((await call2('GET', `/api/v1/webhook-endpoints/${ep.id}`)).body.enabled, false);
+    } finally {
+      await mailing.close();
+      await smtp.close();
+    }
   });
 
   it('disables an endpoint that fails for days with no success, and keeps trying no more', async () => {
