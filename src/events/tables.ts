@@ -16,6 +16,8 @@ export interface DomainEventsTable {
   /** JSON object: the event's small data (see catalogue.ts). */
   data: string;
   request_id: string | null;
+  /** 1: the fan-out trigger gives it a delivery per subscribed endpoint (migration 0010). */
+  fan_out: number;
 }
 
 export interface WebhookEndpointsTable {

@@ -228,6 +228,7 @@ describe('domain events and the audit trail', () => {
         occurred_at: new Date(Date.now() - 401 * day).toISOString(),
         data: '{}',
         request_id: null,
+        fan_out: 0,
       })
       .execute();
     const before = (await trail(callA, '?limit=100')).data.length;

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EVENT_TYPES, patternsMatch } from '../../src/events/catalogue.ts';
+import { recordEvent } from '../../src/events/outbox.ts';
 import { checkEndpointUrl } from '../../src/webhooks/endpoint-url.ts';
 import { api, type SchoolFixture, schoolFixture } from '../admin/fixtures.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -203,6 +205,46 @@ describe('webhook endpoints: management, validation, SSRF and isolation', () => 
     await worker.runOnce();
     assert.ok(receiver.on('/theirs').every((r) => r.json.data.course_id !== course.body.id));
     assert.equal(receiver.on('/mine').at(-1)?.json.data.course_id, course.body.id);
+  });
+
+  it('the fan-out trigger follows the catalogue’s rule for every type and pattern shape', async () => {
+    const s = await schoolFixture(t, 'Fan');
+    const call = api(t, await s.token());
+    const patterns = [
+      '*',
+      'enrollment.*',
+      'lecture.*',
+      'order.paid',
+      'event_registration.*',
+      'member.role_changed',
+    ];
+    const endpoints = new Map<string, string>();
+    for (const p of patterns)
+      endpoints.set(
+        (await addEndpoint(call, `https://hooks.example.com/${encodeURIComponent(p)}`, [p])).id,
+        p,
+      );
+    const off = await addEndpoint(call, 'https://hooks.example.com/off', ['*']);
+    await call('PATCH', `${PATH}/${off.id}`, { enabled: false });
+    await t.runtime.db.transaction().execute(async (tx) => {
+      for (const type of EVENT_TYPES) await recordEvent(tx, s.schoolId, type, {});
+    });
+    const deliveries = await t.runtime.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('domain_events', (j) =>
+        j
+          .onRef('domain_events.id', '=', 'webhook_deliveries.event_id')
+          .onRef('domain_events.school_id', '=', 'webhook_deliveries.school_id'),
+      )
+      .select(['webhook_deliveries.endpoint_id', 'domain_events.type'])
+      .where('webhook_deliveries.school_id', '=', s.schoolId)
+      .execute();
+    const got = deliveries.map((d) => `${endpoints.get(d.endpoint_id)} ${d.type}`).sort();
+    const expected = [...endpoints.values()]
+      .flatMap((p) => EVENT_TYPES.filter((type) => patternsMatch([p], type)).map((type) => `${p} ${type}`))
+      .sort();
+    assert.deepEqual(got, expected);
+    assert.ok(!got.some((g) => g.endsWith('login.failed')), 'audit-only types never leave');
   });
 
   it('reads under school:read, manages under school:write (spec §5 scopes)', async () => {
