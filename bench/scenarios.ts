@@ -1,4 +1,5 @@
 import { accountScenarios } from './account-scenarios.ts';
+import { eventScenarios } from './event-scenarios.ts';
 import { floorScenarios } from './floor-scenarios.ts';
 import { mcpScenarios } from './mcp-scenarios.ts';
 import { measure, type Scenario } from './measure.ts';
@@ -21,4 +22,5 @@ export const scenarios: Scenario[] = [
   ...accountScenarios,
   ...mcpScenarios,
   ...floorScenarios,
+  ...eventScenarios,
 ];

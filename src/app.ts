@@ -9,6 +9,7 @@ import { accessLog } from './http/access-log.ts';
 import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { defaultHeaders } from './http/default-headers.ts';
+import { eventScope } from './http/event-scope.ts';
 import { metricsMiddleware } from './http/metrics.ts';
 import { createMcpApp } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
@@ -27,6 +28,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   app.use('*', (_c, next) => withClock(ctx.clock, next));
   app.use('*', requestId({ limitLength: 128 }));
   app.use('*', accessLog(ctx.logger));
+  app.use('*', eventScope());
   app.use('*', metricsMiddleware(ctx.metrics));
   app.use('*', defaultHeaders());
   app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, UPLOAD_PREFIXES));

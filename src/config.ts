@@ -59,6 +59,11 @@ const envSchema = z.object({
       'must be an address or "Name <address>"',
     )
     .optional(),
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
+  WEBHOOK_WORKER: bool.default(true),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(15),
+  WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().int().min(1).max(60).default(5),
+  WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().int().min(0).max(720).default(24),
 });
 
 export type DatabaseEngine = 'sqlite' | 'postgres';
@@ -93,6 +98,20 @@ export interface Config {
   readonly smtpUrl?: string;
   /** The sender of every email, `Name <address>`. */
   readonly mailFrom: string;
+  /** Domain events (issue #13): how long the audit trail keeps them. */
+  readonly events: { readonly retentionDays: number };
+  /** Webhook delivery (issue #13; docs/webhooks.md). */
+  readonly webhooks: {
+    /** Whether `serve` runs the delivery worker (false when `lectern worker` runs apart). */
+    readonly worker: boolean;
+    readonly timeoutMs: number;
+    /** An endpoint failing without a success for this long is disabled and its owners told. */
+    readonly disableAfterDays: number;
+    /** How long a rotated-out secret keeps signing beside the new one. */
+    readonly secretOverlapSeconds: number;
+    /** `http://` to loopback addresses: development and tests only, never in production. */
+    readonly allowLoopbackHttp: boolean;
+  };
 }
 
 function fail(variable: string, message: string): never {
@@ -245,6 +264,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metricsToken: parseMetricsToken(e.METRICS_TOKEN),
     smtpUrl: parseSmtpUrl(e.SMTP_URL),
     mailFrom: e.MAIL_FROM ?? `Lectern <no-reply@${new URL(baseUrl).hostname}>`,
+    events: { retentionDays: e.EVENT_RETENTION_DAYS },
+    webhooks: {
+      worker: e.WEBHOOK_WORKER,
+      timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
+      disableAfterDays: e.WEBHOOK_DISABLE_AFTER_DAYS,
+      secretOverlapSeconds: e.WEBHOOK_SECRET_OVERLAP_HOURS * 3600,
+      allowLoopbackHttp: e.NODE_ENV !== 'production',
+    },
   };
   return deepFreeze(config);
 }

@@ -4,6 +4,7 @@
  * arguments; the commands beyond serve live in src/cli/, how they fail in cli/failures.ts.
  */
 import { createApp } from './app.ts';
+import { startBackground } from './background.ts';
 import { openCommandRuntime } from './cli/command-runtime.ts';
 import { CliFailure, type DatabaseWhere, EXIT, explainFailure, UsageError } from './cli/failures.ts';
 import { schoolsCreate } from './cli/schools.ts';
@@ -12,13 +13,14 @@ import { type Config, loadConfig } from './config.ts';
 import { rotateSigningKey } from './crypto/signing-keys.ts';
 import { DEMO_ACCOUNTS, seedDemoData } from './domain/demo/demo-seed.ts';
 import { logSecurityEvent } from './http/security-log.ts';
-import { purgeExpired } from './oauth/housekeeping.ts';
-import { listen, openRuntime, type RunningServer } from './runtime.ts';
+import { listen, openRuntime, type RunningServer, type Runtime } from './runtime.ts';
 
 const USAGE = `usage: lectern [command]
 
 commands:
   serve                       start the HTTP server (default); migrates, seeds demo data if enabled
+  worker                      deliver webhooks and run housekeeping, without HTTP (for
+                              deployments that run serve with WEBHOOK_WORKER=false)
   migrate                     apply pending database migrations and name each one
   seed                        add the demo data (idempotent; refused when NODE_ENV=production)
   schools create --name N --subdomain S --owner-email E [--owner-name N | --link]
@@ -31,9 +33,6 @@ commands:
   keys rotate                 make a new id_token signing key; the old one stays in the JWKS
                               until every token it signed has expired; prints the new kid
 `;
-
-/** How often `serve` deletes long-expired codes, tokens and sessions. */
-const PURGE_EVERY_MS = 15 * 60_000;
 
 async function serveCommand(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
@@ -60,36 +59,35 @@ async function serveCommand(config: Config): Promise<void> {
     { url: server.url, baseUrl: config.baseUrl, db: config.database.engine },
     'lectern listening',
   );
-  let purging: Promise<void> | undefined;
-  const purge = () => {
-    purging ??= purgeExpired(runtime.db, runtime.clock.now())
-      .then((purged) => {
-        if (Object.values(purged).some((n) => n > 0)) {
-          runtime.logger.info({ purged }, 'expired rows deleted');
-        }
-      })
-      .catch((err) => runtime.logger.warn({ err }, 'housekeeping failed; it will run again'))
-      .finally(() => {
-        purging = undefined;
-      });
-  };
-  const housekeeping = setInterval(purge, PURGE_EVERY_MS);
-  housekeeping.unref();
+  const background = startBackground(runtime, { worker: config.webhooks.worker });
+  stopOnSignal(runtime, 'shutting down: finishing in-flight requests', async () => {
+    await server.shutdown();
+    await background.stop();
+  });
+}
+
+/** `lectern worker`: webhook delivery and housekeeping without HTTP, for split deployments. */
+async function workerCommand(config: Config): Promise<void> {
+  const runtime = await openRuntime(config, { syncClients: false });
+  const background = startBackground(runtime, { worker: true });
+  runtime.logger.info({ instance: background.worker?.instanceId }, 'lectern worker running');
+  stopOnSignal(runtime, 'shutting down: finishing deliveries in flight', () => background.stop());
+}
+
+/** On SIGINT/SIGTERM: log `message`, finish (`drain`), close the database, log `stopped`, exit 0. */
+function stopOnSignal(runtime: Runtime, message: string, drain: () => Promise<void>): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    clearInterval(housekeeping);
-    runtime.logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    await server.shutdown();
-    await purging;
+    runtime.logger.info({ signal }, message);
+    await drain();
     await runtime.close();
     runtime.logger.info('stopped');
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
-  purge();
 }
 
 /** `lectern migrate`: names each migration it applied, or says that none was pending. */
@@ -143,6 +141,7 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   databaseWhere = config.database;
   if (command === 'serve') return serveCommand(config);
+  if (command === 'worker') return workerCommand(config);
   if (command === 'migrate') return migrateCommand(config);
   if (command === 'seed') return seedCommand(config);
   if (command === 'schools' && sub === 'create') return schoolsCreate(config, rest);

@@ -1,5 +1,6 @@
 import type { AdminOperation } from './define-operation.ts';
 import { analyticsOperations } from './operations/analytics.ts';
+import { auditOperations } from './operations/audit.ts';
 import { commentFormOperations } from './operations/comments-forms.ts';
 import { couponOperations } from './operations/coupons.ts';
 import { courseOperations } from './operations/courses.ts';
@@ -16,6 +17,7 @@ import { postOperations } from './operations/posts.ts';
 import { schoolOperations } from './operations/school.ts';
 import { storageOperations } from './operations/storage.ts';
 import { studentOperations } from './operations/students.ts';
+import { webhookOperations } from './operations/webhooks.ts';
 
 /**
  * Every admin operation, in document order. The REST routes, `/openapi.json` and the MCP
@@ -39,4 +41,6 @@ export const adminOperations: readonly AdminOperation[] = [
   ...schoolOperations,
   ...storageOperations,
   ...analyticsOperations,
+  ...auditOperations,
+  ...webhookOperations,
 ];

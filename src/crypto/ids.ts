@@ -50,3 +50,11 @@ export function newId(prefix: string, now: number = Date.now()): string {
   lastRandom = random;
   return `${prefix}_${encode(BigInt(time), 10)}${encode(random, 16)}`.toLowerCase();
 }
+
+/**
+ * The smallest id `prefix` can have at millisecond `time`: every id made before `time` sorts
+ * below it, so a range over ids is a range over creation time (e.g. pruning by age).
+ */
+export function idFloor(prefix: string, time: number): string {
+  return `${prefix}_${encode(BigInt(time), 10)}${'0'.repeat(16)}`.toLowerCase();
+}

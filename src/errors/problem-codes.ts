@@ -56,6 +56,8 @@ export const PROBLEM_CODES = {
   event_canceled: { status: 409, title: 'Conflict' },
   event_ended: { status: 409, title: 'Conflict' },
   event_full: { status: 409, title: 'Conflict' },
+  endpoint_disabled: { status: 409, title: 'Conflict' },
+  too_many_endpoints: { status: 409, title: 'Conflict' },
 } as const satisfies Record<string, { readonly status: number; readonly title: string }>;
 
 /** A stable problem code: a key of PROBLEM_CODES. */

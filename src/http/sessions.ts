@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { CookieOptions } from 'hono/utils/cookie';
 import { randomToken, safeEqual, sha256 } from '../crypto/tokens.ts';
+import { identifyActor } from '../events/context.ts';
 import { isoIn, isoNow, nowMs } from '../store/time.ts';
 import type { AppContext } from './context.ts';
 
@@ -107,6 +108,8 @@ export async function currentSession(ctx: AppContext, c: Context): Promise<Sessi
       .where('id_hash', '=', idHash)
       .execute();
   }
+  // A signed-in browser: the events this request causes name the person as actor.
+  identifyActor({ type: 'user', id: row.user_id });
   return {
     idHash,
     userId: row.user_id,

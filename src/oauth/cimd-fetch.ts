@@ -4,7 +4,7 @@
  */
 import { request } from 'node:https';
 import { isIP } from 'node:net';
-import { type ResolvedAddress, resolvePublicAddress, SsrfError } from './ssrf.ts';
+import { type ResolvedAddress, resolvePublicAddress, SsrfError } from '../http/ssrf.ts';
 
 /** product.md §3: at most 5 KB, 3 s. */
 export const CIMD_MAX_BYTES = 5120;

@@ -1,4 +1,5 @@
 import { newId } from '../crypto/ids.ts';
+import { recordEvent } from '../events/outbox.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow, nowMs } from '../store/time.ts';
 import type { Audience } from './scopes.ts';
@@ -58,6 +59,12 @@ export async function createGrant(db: Db | Tx, input: Omit<Grant, 'id' | 'revoke
       revoked_at: null,
     })
     .execute();
+  await recordEvent(
+    db,
+    grant.schoolId,
+    'grant.created',
+    grantData(grant.id, grant.clientId, grant.userId, grant.scopes),
+  );
   return grant;
 }
 
@@ -103,12 +110,18 @@ export async function touchGrant(db: Db | Tx, id: string): Promise<void> {
  */
 export async function revokeGrant(db: Db | Tx, grantId: string): Promise<void> {
   const now = isoNow();
-  await db
+  const revoked = await db
     .updateTable('oauth_grants')
     .set({ revoked_at: now })
     .where('id', '=', grantId)
     .where('revoked_at', 'is', null)
-    .execute();
+    .returning(['school_id', 'client_id', 'user_id', 'scopes'])
+    .executeTakeFirst();
+  // Only the call that revoked it tells of it: revoking again is silent (idempotent).
+  if (revoked) {
+    const data = grantData(grantId, revoked.client_id, revoked.user_id, parseScopes(revoked.scopes));
+    await recordEvent(db, revoked.school_id, 'grant.revoked', data);
+  }
   await db
     .updateTable('oauth_tokens')
     .set({ revoked_at: now })
@@ -130,4 +143,8 @@ export async function revokeAllGrantsOfUser(db: Db | Tx, userId: string): Promis
     .execute();
   for (const grant of live) await revokeGrant(db, grant.id);
   return live.length;
+}
+
+function grantData(id: string, clientId: string, userId: string, scopes: readonly string[]) {
+  return { grant_id: id, client_id: clientId, user_id: userId, scopes };
 }

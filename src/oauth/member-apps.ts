@@ -5,6 +5,7 @@
  */
 import { newId } from '../crypto/ids.ts';
 import { randomToken, sha256 } from '../crypto/tokens.ts';
+import { recordEvent } from '../events/outbox.ts';
 import { type Db, inTransaction, type Tx } from '../store/database.ts';
 import { isoIn, isoNow } from '../store/time.ts';
 import { revokeGrant } from './grants.ts';
@@ -209,6 +210,11 @@ export async function createMemberApp(
         updated_at: now,
       })
       .execute();
+    await recordEvent(tx, input.schoolId, 'member_app.created', {
+      client_id: id,
+      name: input.name,
+      scopes: input.scopes,
+    });
   });
   const app = await getMemberApp(db, input.schoolId, id);
   return { app: app!, clientSecret };
@@ -303,20 +309,26 @@ export async function rotateMemberAppSecret(
     const secret = randomToken(32);
     const now = isoNow();
     const previousValidUntil = overlapSeconds > 0 ? isoIn(overlapSeconds) : null;
-    const result = await db
-      .updateTable('oauth_clients')
-      .set({
-        secret_hash: sha256(secret),
-        previous_secret_hash: previousValidUntil ? row.secret_hash : null,
-        previous_secret_expires_at: previousValidUntil,
-        secret_rotated_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', clientId)
-      .where('school_id', '=', schoolId)
-      .where('secret_hash', '=', row.secret_hash)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 1) return { secret, previousValidUntil };
+    // The new secret and its event commit together (the outbox, issue #13).
+    const rotated = await inTransaction(db, async (tx) => {
+      const result = await tx
+        .updateTable('oauth_clients')
+        .set({
+          secret_hash: sha256(secret),
+          previous_secret_hash: previousValidUntil ? row.secret_hash : null,
+          previous_secret_expires_at: previousValidUntil,
+          secret_rotated_at: now,
+          updated_at: now,
+        })
+        .where('id', '=', clientId)
+        .where('school_id', '=', schoolId)
+        .where('secret_hash', '=', row.secret_hash)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await recordEvent(tx, schoolId, 'member_app.secret_rotated', { client_id: clientId });
+      return true;
+    });
+    if (rotated) return { secret, previousValidUntil };
   }
   throw new Error('the client secret kept changing during rotation');
 }
@@ -335,6 +347,7 @@ export async function deleteMemberApp(db: Db, schoolId: string, clientId: string
       .where('kind', '=', 'member')
       .where('school_id', '=', schoolId)
       .execute();
+    await recordEvent(tx, schoolId, 'member_app.deleted', { client_id: clientId });
     return true;
   });
 }

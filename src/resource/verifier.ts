@@ -2,6 +2,7 @@ import { CompiledQuery, type InferResult } from 'kysely';
 import type { Config } from '../config.ts';
 import { sha256 } from '../crypto/tokens.ts';
 import { parseRoles } from '../domain/school/roles.ts';
+import { identifyActor } from '../events/context.ts';
 import { type Audience, parseScopes } from '../oauth/scopes.ts';
 import { changeWatermark, type Db } from '../store/database.ts';
 import { nowMs } from '../store/time.ts';
@@ -108,6 +109,12 @@ class PrincipalCache {
   }
 }
 
+/** A verified token: the events of the rest of the request name its user and client as actor. */
+function identified(principal: Principal): BearerResult {
+  identifyActor({ type: 'user', id: principal.userId, clientId: principal.clientId });
+  return { ok: true, principal };
+}
+
 /**
  * Verifies opaque access tokens against the token store: revocation and expiry take effect on
  * the next request on every instance (product.md §5). One indexed query; on the embedded SQLite
@@ -143,7 +150,7 @@ export function createBearerVerifier(
       const hit = cache?.get(tokenHash);
       if (hit) {
         if (!(hit.expiresAtMs > clock())) return fail('invalid_token', 'The access token has expired.');
-        return { ok: true, principal: hit.principal };
+        return identified(hit.principal);
       }
       const { rows } = await ctx.db.executeQuery<TokenRow>(CompiledQuery.raw(lookup.sql, [tokenHash]));
       const row = rows[0];
@@ -177,7 +184,7 @@ export function createBearerVerifier(
         expiresAt: Math.floor(expiresAt / 1000),
       };
       if (generation !== undefined) cache?.put(generation, tokenHash, principal, expiresAt);
-      return { ok: true, principal };
+      return identified(principal);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { DomainTables } from '../domain/kernel/tables.ts';
+import type { EventTables } from '../events/tables.ts';
 import type { OAuthTables } from '../oauth/tables.ts';
 
 /** The whole database as Kysely sees it: each feature contributes its own tables. */
-export interface Database extends DomainTables, OAuthTables {}
+export interface Database extends DomainTables, OAuthTables, EventTables {}

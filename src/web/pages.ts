@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountPagesApp } from './account/routes.ts';
 import { createAccountSettingsApp } from './account/settings.ts';
+import { createAdminEventsPagesApp } from './admin/events-routes.ts';
 import { createAdminLockoutsApp } from './admin/lockouts.ts';
 import { createMemberPagesApp } from './admin/members-pages.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
@@ -22,6 +23,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAdminPagesApp(ctx));
   app.route('/', createAdminLockoutsApp(ctx));
   app.route('/', createMemberPagesApp(ctx));
+  app.route('/', createAdminEventsPagesApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
   app.route('/', createAccountSettingsApp(ctx));
   app.route('/', createAgentDocsApp(ctx));

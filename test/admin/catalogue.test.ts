@@ -139,10 +139,24 @@ const RECIPES: Record<string, (w: Resources, call: Call) => Promise<Recipe> | Re
   'analytics.summary': () => ({ query: { from: isoIn(-86_400), to: isoIn(86_400) } }),
   'analytics.revenue': () => ({ query: { from: '2026-01-01T00:00:00Z' } }),
   'analytics.course_completion': () => ({}),
+  'school.list_audit_events': () => ({ query: { type: 'course.published', limit: '5' } }),
+  'school.list_event_types': () => ({}),
+  'school.list_webhook_endpoints': () => ({ query: { limit: '5' } }),
+  'school.get_webhook_endpoint': () => ({}),
+  'school.create_webhook_endpoint': () => ({
+    body: { url: `https://hooks.example.com/${uniq()}`, event_types: ['enrollment.*'] },
+  }),
+  'school.update_webhook_endpoint': () => ({ body: { description: 'Updated' } }),
+  'school.delete_webhook_endpoint': () => ({}),
+  'school.rotate_webhook_secret': () => ({}),
+  'school.send_test_webhook': () => ({}),
+  'school.replay_webhooks': () => ({ body: { since: '2020-01-01T00:00:00Z' } }),
+  'school.list_webhook_attempts': () => ({}),
 };
 
 // Destructive operations run last, children before parents, so every other one finds its data.
 const LAST = [
+  'school.delete_webhook_endpoint',
   'events.cancel_registration',
   'subscriptions.cancel',
   'students.unenroll',

@@ -41,6 +41,11 @@ const ALL = {
   signing_keys: true,
   sessions: true,
   session_flashes: true,
+  domain_events: true,
+  webhook_endpoints: true,
+  webhook_deliveries: true,
+  webhook_attempts: true,
+  event_sweeps: true,
 } satisfies Record<keyof Database, true>;
 
 export const TABLES = Object.keys(ALL) as Array<keyof Database>;

@@ -16,6 +16,7 @@ import { createInvitation } from '../../src/domain/school/invitations.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { storeFile } from '../../src/domain/school/storage.ts';
 import { isoIn, isoNow } from '../../src/store/time.ts';
+import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import type { TestApp } from './app.ts';
 import type { SchoolFixture } from './world.ts';
 
@@ -163,7 +164,56 @@ export async function seedResources(t: TestApp, s: SchoolFixture, tag = 'w'): Pr
     roles: ['lecturer'],
     invitedByUserId: s.ownerId,
   });
+  const { endpoint } = await createEndpoint(
+    db,
+    s.schoolId,
+    { url: `https://hooks.example.com/${tag}`, eventTypes: ['*'] },
+    { key: t.config.secret, allowLoopbackHttp: false, secretOverlapSeconds: 3600 },
+  );
+  // One attempt in the endpoint's delivery log, as the worker would have written it.
+  const published = await db
+    .selectFrom('domain_events')
+    .select(['id', 'type'])
+    .where('school_id', '=', s.schoolId)
+    .where('type', '=', 'course.published')
+    .executeTakeFirstOrThrow();
+  const deliveryId = newId('whd');
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: deliveryId,
+      school_id: s.schoolId,
+      endpoint_id: endpoint.id,
+      event_id: published.id,
+      status: 'succeeded',
+      attempts: 1,
+      next_attempt_at: null,
+      lease_owner: null,
+      lease_until: null,
+      last_status_code: 204,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await db
+    .insertInto('webhook_attempts')
+    .values({
+      id: newId('wha'),
+      school_id: s.schoolId,
+      delivery_id: deliveryId,
+      endpoint_id: endpoint.id,
+      event_id: published.id,
+      event_type: published.type,
+      attempted_at: now,
+      status_code: 204,
+      latency_ms: 12,
+      response_excerpt: '',
+      error: null,
+      next_retry_at: null,
+    })
+    .execute();
   return {
+    endpoint_id: endpoint.id,
     studentUserId,
     course_id: course.id,
     section_id: section.id,

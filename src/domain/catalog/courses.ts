@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { columnsOf } from '../kernel/case.ts';
@@ -185,6 +186,7 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
       throw err;
     }
     await writeLecturers(tx, row.id, lecturerIds);
+    if (status === 'published') await recordEvent(tx, schoolId, 'course.published', courseData(row));
     return (await getCourse(tx, schoolId, row.id))!;
   });
 }
@@ -311,11 +313,23 @@ export async function updateCourse(
       if (isUniqueViolation(err) && set.slug) throw slugTaken('course', set.slug);
       throw err;
     }
-    return getCourse(tx, schoolId, id);
+    const course = await getCourse(tx, schoolId, id);
+    if (
+      course.status !== current.status &&
+      (course.status === 'published' || current.status === 'published')
+    ) {
+      const type = course.status === 'published' ? 'course.published' : 'course.unpublished';
+      await recordEvent(tx, schoolId, type, courseData({ id, slug: course.slug, status: course.status }));
+    }
+    return course;
   });
 }
 
 /** Deletes a course with its curriculum and enrollments; 404 if it is not the school's. */
 export async function deleteCourse(db: Db | Tx, schoolId: string, id: string): Promise<void> {
   await deleteOwned(db, 'courses', schoolId, id, 'course');
+}
+
+function courseData(course: { id: string; slug: string; status: string }) {
+  return { course_id: course.id, slug: course.slug, status: course.status };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import {
@@ -199,6 +200,7 @@ export async function createCoupon(db: Db | Tx, schoolId: string, input: CouponI
       if (isUniqueViolation(err)) throw codeTaken(row.code);
       throw err;
     }
+    await recordEvent(tx, schoolId, 'coupon.created', { coupon_id: row.id, code: row.code, kind: row.kind });
     return toCoupon(row);
   });
 }

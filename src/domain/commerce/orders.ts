@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { Checks, MAX_AMOUNT, parseValid, withTransaction } from '../kernel/checks.ts';
@@ -283,6 +284,31 @@ export async function recordOrder(db: Db | Tx, schoolId: string, input: RecordOr
       // Item ids a millisecond apart keep the items in the order given (ids sort by time).
       .values(items.map((it, i) => ({ ...it, id: newId('oit', Date.parse(createdAt) + i), order_id: id })))
       .execute();
-    return getOrder(tx, schoolId, id);
+    const order = await getOrder(tx, schoolId, id);
+    await recordOrderEvents(tx, schoolId, order);
+    return order;
   });
+}
+
+/** `order.paid` for a settled order, `order.refunded` when it arrives refunded, `coupon.redeemed`. */
+async function recordOrderEvents(tx: Tx, schoolId: string, order: Order): Promise<void> {
+  const data = {
+    order_id: order.id,
+    number: order.number,
+    user_id: order.userId,
+    status: order.status,
+    currency: order.currency,
+    total_amount: order.totalAmount,
+    refunded_amount: order.refundedAmount,
+  };
+  if (order.status !== 'failed') await recordEvent(tx, schoolId, 'order.paid', data);
+  if (order.refundedAmount > 0) await recordEvent(tx, schoolId, 'order.refunded', data);
+  if (order.couponId) {
+    await recordEvent(tx, schoolId, 'coupon.redeemed', {
+      coupon_id: order.couponId,
+      code: order.couponCode,
+      order_id: order.id,
+      user_id: order.userId,
+    });
+  }
 }

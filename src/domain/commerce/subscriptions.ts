@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { flag, parseValid, withTransaction } from '../kernel/checks.ts';
@@ -190,7 +191,9 @@ export async function createSubscription(
         updated_at: now,
       })
       .execute();
-    return getSubscription(tx, schoolId, id);
+    const subscription = await getSubscription(tx, schoolId, id);
+    await recordEvent(tx, schoolId, 'subscription.created', subscriptionEventData(subscription));
+    return subscription;
   });
 }
 
@@ -231,6 +234,21 @@ export async function cancelSubscription(
         .where('id', '=', id)
         .execute();
     }
-    return getSubscription(tx, schoolId, id);
+    const subscription = await getSubscription(tx, schoolId, id);
+    await recordEvent(tx, schoolId, 'subscription.canceled', {
+      ...subscriptionEventData(subscription),
+      at_period_end: options.atPeriodEnd,
+    });
+    return subscription;
   });
+}
+
+function subscriptionEventData(s: Subscription) {
+  return {
+    subscription_id: s.id,
+    user_id: s.userId,
+    plan_id: s.planId,
+    status: s.status,
+    current_period_end: s.currentPeriodEnd,
+  };
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { withTransaction } from '../kernel/checks.ts';
@@ -123,6 +124,12 @@ export async function registerForEvent(
         .set({ status: 'registered', registered_at: now, canceled_at: null })
         .where('id', '=', existing.id)
         .execute();
+      await recordEvent(
+        tx,
+        schoolId,
+        'event_registration.created',
+        registrationData(existing.id, eventId, userId),
+      );
       return { registration: await byId(tx, schoolId, existing.id), created: true };
     }
     const id = newId('reg');
@@ -138,6 +145,7 @@ export async function registerForEvent(
         canceled_at: null,
       })
       .execute();
+    await recordEvent(tx, schoolId, 'event_registration.created', registrationData(id, eventId, userId));
     return { registration: await byId(tx, schoolId, id), created: true };
   });
 }
@@ -148,15 +156,27 @@ export async function cancelRegistration(
   schoolId: string,
   id: string,
 ): Promise<EventRegistration> {
-  const current = await byId(db, schoolId, id);
-  if (current.status === 'canceled') return current;
-  await db
-    .updateTable('event_registrations')
-    .set({ status: 'canceled', canceled_at: isoNow() })
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .execute();
-  return byId(db, schoolId, id);
+  return withTransaction(db, async (tx) => {
+    const current = await byId(tx, schoolId, id);
+    if (current.status === 'canceled') return current;
+    const result = await tx
+      .updateTable('event_registrations')
+      .set({ status: 'canceled', canceled_at: isoNow() })
+      .where('school_id', '=', schoolId)
+      .where('id', '=', id)
+      .where('status', '!=', 'canceled')
+      .executeTakeFirst();
+    // Only the call that changed the row tells of it (a concurrent cancel changed nothing).
+    if (Number(result.numUpdatedRows) === 1) {
+      await recordEvent(
+        tx,
+        schoolId,
+        'event_registration.canceled',
+        registrationData(id, current.eventId, current.userId),
+      );
+    }
+    return byId(tx, schoolId, id);
+  });
 }
 
 /** The user's registration for an event, or undefined. */
@@ -232,4 +252,8 @@ export function countRegistrations(
   filter: RegistrationFilter,
 ): Promise<number> {
   return countRows(filtered(db, schoolId, filter));
+}
+
+function registrationData(id: string, eventId: string, userId: string) {
+  return { registration_id: id, event_id: eventId, user_id: userId };
 }

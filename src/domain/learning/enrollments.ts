@@ -2,6 +2,7 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
 import { type ProblemError, problem, problems } from '../../errors/problem-error.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
 import { isoNow } from '../../store/time.ts';
@@ -10,6 +11,7 @@ import { Instant } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { EnrollmentsTable } from '../kernel/tables.ts';
 import { ensureMembership } from '../school/memberships.ts';
+import { enrollmentEventData, recordProgressEvents } from './learning-events.ts';
 import { type LectureProgress, progressOfEnrollment, saveLectureProgress } from './lecture-progress.ts';
 
 export const ENROLLMENT_SOURCES = ['manual', 'order', 'membership_plan', 'import'] as const;
@@ -297,7 +299,9 @@ export async function enroll(
         // A concurrent enrollment committed between the check and the insert.
         throw isUniqueViolation(err) ? alreadyEnrolled() : err;
       });
-    return getEnrollment(tx, schoolId, id);
+    const enrollment = await getEnrollment(tx, schoolId, id);
+    await recordEvent(tx, schoolId, 'enrollment.created', enrollmentEventData(enrollment));
+    return enrollment;
   });
 }
 
@@ -309,14 +313,21 @@ export async function setEnrollmentExpiry(
   expiresAt: string | null,
 ): Promise<Enrollment> {
   const value = parseValid(EnrollmentFields.pick({ expiresAt: true }), { expiresAt }).expiresAt ?? null;
-  await getEnrollment(db, schoolId, id);
-  await db
-    .updateTable('enrollments')
-    .set({ expires_at: value, updated_at: isoNow() })
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .execute();
-  return getEnrollment(db, schoolId, id);
+  return withTransaction(db, async (tx) => {
+    const before = await getEnrollment(tx, schoolId, id);
+    await tx
+      .updateTable('enrollments')
+      .set({ expires_at: value, updated_at: isoNow() })
+      .where('school_id', '=', schoolId)
+      .where('id', '=', id)
+      .execute();
+    const after = await getEnrollment(tx, schoolId, id);
+    // Ended by hand now: the expiry sweep (events/expiry-sweep.ts) only sees future expiries pass.
+    if (before.active && !after.active) {
+      await recordEvent(tx, schoolId, 'enrollment.expired', enrollmentEventData(after));
+    }
+    return after;
+  });
 }
 
 /** Removes an enrollment and its progress. */
@@ -375,6 +386,8 @@ export async function recordLectureProgress(
       position,
       completed,
     );
-    return { enrollment: await getEnrollment(tx, schoolId, enrollment.id), lecture: progress };
+    const after = await getEnrollment(tx, schoolId, enrollment.id);
+    await recordProgressEvents(tx, schoolId, enrollment, after, progress);
+    return { enrollment: after, lecture: progress };
   });
 }

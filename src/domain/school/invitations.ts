@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { newId } from '../../crypto/ids.ts';
 import { randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
@@ -175,6 +176,11 @@ export async function createInvitation(
       updated_at: now,
     };
     await tx.insertInto('invitations').values(row).execute();
+    await recordEvent(tx, schoolId, 'member.invited', {
+      invitation_id: row.id,
+      email,
+      roles,
+    });
     return { invitation: toInvitation(row), token };
   });
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { problem, problems } from '../../errors/problem-error.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
@@ -147,7 +148,14 @@ export async function changeMemberRoles(
       .set({ roles: serializeRoles(next), updated_at: isoNow() })
       .where('id', '=', id)
       .execute();
-    return getMember(tx, schoolId, id);
+    const member = await getMember(tx, schoolId, id);
+    await recordEvent(tx, schoolId, 'member.role_changed', {
+      member_id: id,
+      user_id: member.userId,
+      previous_roles: current.roles,
+      roles: member.roles,
+    });
+    return member;
   });
 }
 
@@ -161,5 +169,10 @@ export async function removeMember(db: Db | Tx, schoolId: string, id: string): P
     const current = await getMember(tx, schoolId, id);
     if (current.roles.includes('owner') && (await otherOwners(tx, schoolId, id)) === 0) throw lastOwner();
     await tx.deleteFrom('memberships').where('id', '=', id).execute();
+    await recordEvent(tx, schoolId, 'member.removed', {
+      member_id: id,
+      user_id: current.userId,
+      roles: current.roles,
+    });
   });
 }

@@ -1,4 +1,5 @@
 import { newId } from '../../crypto/ids.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { parseRoles, type Role, serializeRoles } from './roles.ts';
@@ -94,8 +95,16 @@ export async function ensureMembership(
     .values(row)
     .onConflict((oc) => oc.columns(['school_id', 'user_id']).doNothing())
     .executeTakeFirst();
-  if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1)
-    return { membership: toMembership(row), created: true };
+  if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) {
+    const membership = toMembership(row);
+    await recordEvent(db, schoolId, membership.status === 'invited' ? 'member.invited' : 'member.joined', {
+      member_id: membership.id,
+      user_id: userId,
+      roles: membership.roles,
+      invited_by_user_id: row.invited_by_user_id,
+    });
+    return { membership, created: true };
+  }
   const existing = await findMembership(db, schoolId, userId);
   if (!existing) throw new Error('membership insert conflicted but none exists');
   return { membership: existing, created: false };

@@ -32,6 +32,8 @@ export interface Area {
   readonly schools: readonly OperatedSchool[];
   /** The MCP connections beta is on: the Developers section shows. */
   readonly developers: boolean;
+  /** Webhook endpoints Lectern disabled (410, failing for days): the owners are told here. */
+  readonly disabledWebhooks: number;
 }
 
 /**
@@ -47,7 +49,20 @@ export async function requireOperator(
   const schools = await operatedSchools(ctx, viewer);
   const school = schools.some((s) => s.id === schoolId) ? await findSchoolById(ctx.db, schoolId) : undefined;
   if (!school) return forbidden(c);
-  return { viewer, school, schools, developers: betaFeatures(school).includes('mcp_connections') };
+  const disabled = await ctx.db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('school_id', '=', school.id)
+    .where('enabled', '=', 0)
+    .where('disabled_reason', 'is not', null)
+    .execute();
+  return {
+    viewer,
+    school,
+    schools,
+    developers: betaFeatures(school).includes('mcp_connections'),
+    disabledWebhooks: disabled.length,
+  };
 }
 
 /** The refusal shown to people who are not an owner or admin of the school. */
@@ -60,7 +75,7 @@ export function forbidden(c: Context): Promise<Response> {
   );
 }
 
-export type Section = 'settings' | 'members' | 'apps' | 'connected' | 'locked';
+export type Section = 'settings' | 'members' | 'apps' | 'connected' | 'locked' | 'audit' | 'webhooks';
 
 /** Path of a page of the area. */
 export function areaPath(schoolId: string, rest = ''): string {
@@ -87,6 +102,13 @@ export function areaNav(area: Area, current: Section): Html {
       current: current === 'connected',
     },
     { href: areaPath(area.school.id, '/locked'), label: 'Locked accounts', current: current === 'locked' },
+    { href: areaPath(area.school.id, '/audit'), label: 'Audit trail', current: current === 'audit' },
+    {
+      href: areaPath(area.school.id, '/webhooks'),
+      // An endpoint Lectern disabled is shown on every page of the area until someone acts.
+      label: area.disabledWebhooks > 0 ? `Webhooks (${area.disabledWebhooks} disabled)` : 'Webhooks',
+      current: current === 'webhooks',
+    },
     { href: '/account', label: 'My account' },
   );
   const switcher =

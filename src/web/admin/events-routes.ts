@@ -1,0 +1,269 @@
+/**
+ * `/admin/:school/audit` and `/admin/:school/webhooks` (issue #13): the audit trail and webhook
+ * endpoints of a school, for its owners and admins; the same rules as the admin API
+ * (domain/school/audit-trail.ts, webhooks/), every change a CSRF-checked POST.
+ */
+import { type Context, Hono } from 'hono';
+import { listAuditEvents } from '../../domain/school/audit-trail.ts';
+import { ProblemError, problems } from '../../errors/problem-error.ts';
+import { isEventPattern, isEventType } from '../../events/catalogue.ts';
+import type { AppContext, AppEnv } from '../../http/context.ts';
+import { listAttempts, replay } from '../../webhooks/delivery-log.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  type EndpointSettings,
+  getEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from '../../webhooks/endpoints.ts';
+import { messagePage, readForm, requireViewer, sendAreaPage } from '../account/page-kit.ts';
+import { type Area, areaPath, requireOperator } from './area.ts';
+import { auditPage, endpointPage, endpointSecretPage, webhooksPage } from './events-views.ts';
+
+type Handler = (c: Context<AppEnv>, area: Area) => Promise<Response>;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A problem's message for a page: the first field error, or its detail. */
+function problemText(err: ProblemError): string {
+  return err.errors?.[0]?.message
+    ? `The ${err.errors[0].field.replace('body.', '')} ${err.errors[0].message}.`
+    : (err.detail ?? err.title);
+}
+
+export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const settings: EndpointSettings = {
+    key: ctx.config.secret,
+    allowLoopbackHttp: ctx.config.webhooks.allowLoopbackHttp,
+    secretOverlapSeconds: ctx.config.webhooks.secretOverlapSeconds,
+  };
+  const operator =
+    (handler: Handler) =>
+    async (c: Context<AppEnv>): Promise<Response> => {
+      const viewer = await requireViewer(ctx, c, '/admin');
+      if (viewer instanceof Response) return viewer;
+      const area = await requireOperator(ctx, c, viewer, c.req.param('school') ?? '');
+      return area instanceof Response ? area : handler(c, area);
+    };
+  const webhooksPath = (area: Area, rest = '') => areaPath(area.school.id, `/webhooks${rest}`);
+  const notFound = (c: Context, area: Area) =>
+    messagePage(c, 404, 'Endpoint not found', 'This school has no such webhook endpoint.', {
+      href: webhooksPath(area),
+      label: 'Back to Webhooks',
+    });
+
+  app.get(
+    '/admin/:school/audit',
+    operator(async (c, area) => {
+      const q = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 200);
+      const filter = { type: q('type'), actor: q('actor'), from: q('from'), to: q('to') };
+      const bad =
+        (filter.type && !isEventType(filter.type)) ||
+        (filter.from && !DATE.test(filter.from)) ||
+        (filter.to && !DATE.test(filter.to));
+      if (bad)
+        return sendAreaPage(
+          c,
+          400,
+          'Audit trail',
+          auditPage(area, [], filter, null, 'Choose a listed event type and dates as YYYY-MM-DD.'),
+        );
+      try {
+        const page = await listAuditEvents(
+          ctx.db,
+          area.school.id,
+          {
+            types: filter.type ? [filter.type] : undefined,
+            actorId: filter.actor || undefined,
+            from: filter.from ? `${filter.from}T00:00:00.000Z` : undefined,
+            to: filter.to ? `${filter.to}T00:00:00.000Z` : undefined,
+          },
+          { limit: 50, cursor: c.req.query('cursor') },
+        );
+        const older = page.next_cursor
+          ? `${areaPath(area.school.id, '/audit')}?${new URLSearchParams({ ...filter, cursor: page.next_cursor })}`
+          : null;
+        return sendAreaPage(
+          c,
+          200,
+          `${area.school.name} · Audit trail`,
+          auditPage(area, page.data, filter, older),
+        );
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        return sendAreaPage(
+          c,
+          err.status,
+          'Audit trail',
+          auditPage(
+            area,
+            [],
+            filter,
+            null,
+            'That page of the audit trail does not exist: start again from the newest events.',
+          ),
+        );
+      }
+    }),
+  );
+
+  const showWebhooks = async (
+    c: Context,
+    area: Area,
+    status = 200,
+    values = { url: '', eventTypes: '*', description: '' },
+    error?: string,
+  ) => {
+    const endpoints = await listEndpoints(ctx.db, area.school.id, { limit: 100 });
+    return sendAreaPage(
+      c,
+      status,
+      `${area.school.name} · Webhooks`,
+      webhooksPage(area, endpoints.data, { values, error }, c.req.query('done')),
+    );
+  };
+
+  app.get(
+    '/admin/:school/webhooks',
+    operator((c, area) => showWebhooks(c, area)),
+  );
+
+  app.post(
+    '/admin/:school/webhooks',
+    operator(async (c, area) => {
+      const fields = await readForm(ctx, c, area.viewer);
+      if (fields instanceof Response) return fields;
+      const values = {
+        url: (fields.get('url') ?? '').trim().slice(0, 2048),
+        eventTypes: (fields.get('event_types') ?? '').slice(0, 2000),
+        description: (fields.get('description') ?? '').slice(0, 500),
+      };
+      const types = values.eventTypes
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (types.length === 0 || types.length > 50 || !types.every(isEventPattern)) {
+        return showWebhooks(
+          c,
+          area,
+          422,
+          values,
+          'List deliverable event types, group.* patterns or *, separated by commas.',
+        );
+      }
+      try {
+        const created = await createEndpoint(
+          ctx.db,
+          area.school.id,
+          { url: values.url, eventTypes: types, description: values.description },
+          settings,
+        );
+        return sendAreaPage(
+          c,
+          201,
+          'Endpoint added',
+          endpointSecretPage(area, created.endpoint, created.secret, false),
+        );
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        return showWebhooks(c, area, err.status, values, problemText(err));
+      }
+    }),
+  );
+
+  const withEndpoint = (handler: (c: Context<AppEnv>, area: Area, id: string) => Promise<Response>) =>
+    operator(async (c, area) => {
+      const id = c.req.param('endpoint') ?? '';
+      try {
+        return await handler(c, area, id);
+      } catch (err) {
+        if (err instanceof ProblemError && err.code === 'not_found') return notFound(c, area);
+        if (err instanceof ProblemError) {
+          return messagePage(c, err.status, 'Not done', problemText(err), {
+            href: webhooksPath(area, `/${encodeURIComponent(id)}`),
+            label: 'Back to the endpoint',
+          });
+        }
+        throw err;
+      }
+    });
+
+  app.get(
+    '/admin/:school/webhooks/:endpoint',
+    withEndpoint(async (c, area, id) => {
+      const endpoint = await getEndpoint(ctx.db, area.school.id, id);
+      const attempts = await listAttempts(ctx.db, area.school.id, id, { limit: 50 });
+      return sendAreaPage(
+        c,
+        200,
+        endpoint.url,
+        endpointPage(area, endpoint, attempts.data, c.req.query('done')),
+      );
+    }),
+  );
+
+  const action = (
+    name: string,
+    run: (area: Area, id: string, fields: URLSearchParams) => Promise<Response | string>,
+  ) =>
+    app.post(
+      `/admin/:school/webhooks/:endpoint/${name}`,
+      withEndpoint(async (c, area, id) => {
+        const fields = await readForm(ctx, c, area.viewer);
+        if (fields instanceof Response) return fields;
+        const result = await run(area, id, fields);
+        if (typeof result !== 'string') return result;
+        return c.redirect(
+          result === 'deleted'
+            ? webhooksPath(area, '?done=deleted')
+            : webhooksPath(area, `/${encodeURIComponent(id)}?done=${result}`),
+          303,
+        );
+      }),
+    );
+
+  action('enable', async (area, id) => {
+    await updateEndpoint(ctx.db, area.school.id, id, { enabled: true }, settings);
+    return 'enabled';
+  });
+  action('disable', async (area, id) => {
+    await updateEndpoint(ctx.db, area.school.id, id, { enabled: false }, settings);
+    return 'disabled';
+  });
+  action('delete', async (area, id) => {
+    await deleteEndpoint(ctx.db, area.school.id, id);
+    return 'deleted';
+  });
+  action('test', async (area, id) => {
+    await sendTestEvent(ctx.db, area.school.id, id);
+    return 'test';
+  });
+  action('replay', async (area, id, fields) => {
+    const since = fields.get('since') ?? '';
+    if (!DATE.test(since) || Number.isNaN(Date.parse(since))) {
+      throw problems.validation([{ field: 'since', message: 'must be a date as YYYY-MM-DD' }]);
+    }
+    await replay(ctx.db, area.school.id, id, { since: `${since}T00:00:00.000Z` });
+    return 'replayed';
+  });
+  // Rotation answers with the new secret, once, on a page of its own.
+  app.post(
+    '/admin/:school/webhooks/:endpoint/rotate',
+    withEndpoint(async (c, area, id) => {
+      const fields = await readForm(ctx, c, area.viewer);
+      if (fields instanceof Response) return fields;
+      const rotated = await rotateEndpointSecret(ctx.db, area.school.id, id, settings);
+      return sendAreaPage(
+        c,
+        200,
+        'New signing secret',
+        endpointSecretPage(area, rotated.endpoint, rotated.secret, true),
+      );
+    }),
+  );
+  return app;
+}

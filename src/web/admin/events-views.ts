@@ -1,0 +1,178 @@
+/** The operator area's Audit trail and Webhooks pages (issue #13). */
+
+import { html } from 'hono/html';
+import type { AuditEvent } from '../../domain/school/audit-trail.ts';
+import { EVENT_TYPES } from '../../events/catalogue.ts';
+import type { WebhookAttempt } from '../../webhooks/delivery-log.ts';
+import type { WebhookEndpoint } from '../../webhooks/endpoints.ts';
+import { csrfField, notice, when } from '../account/page-kit.ts';
+import type { Html } from '../layout.ts';
+import { type Area, areaNav, areaPath } from './area.ts';
+
+/** Messages shown after a redirect, by fixed code (nothing from the URL is echoed). */
+const DONE: Record<string, string> = {
+  enabled: 'The endpoint is enabled; events waiting for it are being delivered.',
+  disabled: 'The endpoint is disabled; new events are not sent to it.',
+  deleted: 'The endpoint was deleted.',
+  test: 'A test event was queued for this endpoint.',
+  replayed: 'The events were queued again for this endpoint.',
+};
+
+const doneNotice = (code: string | undefined) =>
+  code && Object.hasOwn(DONE, code) ? notice('success', DONE[code]) : '';
+
+export interface AuditFilterValues {
+  type: string;
+  actor: string;
+  from: string;
+  to: string;
+}
+
+function actorLabel(e: AuditEvent): Html {
+  if (e.actor.type === 'system') return html`<span class="muted">Lectern</span>`;
+  return html`<code>${e.actor.id}</code>${e.actor.clientId ? html` <span class="muted">via ${e.actor.clientId}</span>` : ''}`;
+}
+
+/** Audit trail: the school's events, newest first, with filters and an "older" link. */
+export function auditPage(
+  area: Area,
+  events: readonly AuditEvent[],
+  filter: AuditFilterValues,
+  olderHref: string | null,
+  error?: string,
+): Html {
+  return html`${areaNav(area, 'audit')}
+<h1>${area.school.name} · Audit trail</h1>
+<p>Who changed what at your school, newest first. Events are kept for a limited time (EVENT_RETENTION_DAYS).</p>
+${error ? notice('error', error) : ''}
+<form method="get" action="${areaPath(area.school.id, '/audit')}">
+<label for="type">Event type</label>
+<select id="type" name="type"><option value="">Every type</option>${EVENT_TYPES.map(
+    (t) => html`<option value="${t}"${t === filter.type ? html` selected` : ''}>${t}</option>`,
+  )}</select>
+<label for="actor">Actor (user or client id)</label>
+<input id="actor" name="actor" value="${filter.actor}" maxlength="200">
+<label for="from">From (UTC date)</label>
+<input id="from" name="from" type="date" value="${filter.from}">
+<label for="to">Until (UTC date, exclusive)</label>
+<input id="to" name="to" type="date" value="${filter.to}">
+<div class="actions start"><button class="secondary" type="submit">Filter</button></div>
+</form>
+${
+  events.length === 0
+    ? html`<p class="muted" id="no-events">No events match.</p>`
+    : html`<table id="audit-events"><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Actor</th><th scope="col">Data</th><th scope="col">Request</th></tr></thead><tbody>
+${events.map(
+  (e) =>
+    html`<tr><td>${when(e.occurredAt)}</td><td><code>${e.type}</code></td><td>${actorLabel(e)}</td><td><code class="secret">${JSON.stringify(e.data)}</code></td><td><code>${e.requestId ?? ''}</code></td></tr>`,
+)}</tbody></table>`
+}
+${olderHref ? html`<p><a href="${olderHref}" rel="next">Older events</a></p>` : ''}`;
+}
+
+export interface EndpointFormValues {
+  url: string;
+  eventTypes: string;
+  description: string;
+}
+
+function endpointRow(area: Area, e: WebhookEndpoint): Html {
+  const state = e.enabled ? 'Enabled' : e.disabledReason ? 'Disabled by Lectern' : 'Disabled';
+  return html`<tr><td><a href="${areaPath(area.school.id, `/webhooks/${e.id}`)}">${e.url}</a>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}</td><td><code>${e.eventTypes.join(', ')}</code></td><td>${state}</td></tr>`;
+}
+
+/** Webhooks: the endpoints, a warning for each one Lectern disabled, and the form to add one. */
+export function webhooksPage(
+  area: Area,
+  endpoints: readonly WebhookEndpoint[],
+  form: { values: EndpointFormValues; error?: string },
+  done: string | undefined,
+): Html {
+  const disabled = endpoints.filter((e) => !e.enabled && e.disabledReason);
+  return html`${areaNav(area, 'webhooks')}
+<h1>${area.school.name} · Webhooks</h1>
+${doneNotice(done)}
+${disabled.map((e) => notice('warning', html`<strong>${e.url}</strong> was disabled: ${e.disabledReason} Fix it, then enable it on its page; waiting events are delivered then.`))}
+<p>Lectern posts your school's events to these URLs, signed the <a href="https://www.standardwebhooks.com/">Standard Webhooks</a> way (<code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>).</p>
+${
+  endpoints.length === 0
+    ? html`<p class="muted">No endpoints yet.</p>`
+    : html`<table id="endpoints"><thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th></tr></thead><tbody>${endpoints.map((e) => endpointRow(area, e))}</tbody></table>`
+}
+<h2 id="add">Add an endpoint</h2>
+${form.error ? notice('error', form.error) : ''}
+<form method="post" action="${areaPath(area.school.id, '/webhooks')}">
+${csrfField(area.viewer)}
+<label for="url">URL (https)</label>
+<input id="url" name="url" type="url" required maxlength="2048" value="${form.values.url}">
+<label for="event_types">Event types</label>
+<input id="event_types" name="event_types" required value="${form.values.eventTypes}" aria-describedby="types-help">
+<p id="types-help" class="muted">Comma-separated: exact types, <code>group.*</code> (e.g. <code>enrollment.*</code>) or <code>*</code> for all.</p>
+<label for="description">Description</label>
+<input id="description" name="description" maxlength="500" value="${form.values.description}">
+<div class="actions start"><button class="primary" type="submit">Add endpoint</button></div>
+</form>`;
+}
+
+/** The signing secret, shown once after create or rotate. */
+export function endpointSecretPage(
+  area: Area,
+  endpoint: WebhookEndpoint,
+  secret: string,
+  rotated: boolean,
+): Html {
+  return html`${areaNav(area, 'webhooks')}
+<h1>${rotated ? 'New signing secret' : 'Endpoint added'}</h1>
+${notice('success', rotated ? `The old secret keeps signing beside the new one until ${endpoint.previousSecretExpiresAt ?? 'now'}.` : `Events for ${endpoint.url} are signed with this secret.`)}
+<p>Signing secret</p>
+<code class="secret" id="webhook-secret">${secret}</code>
+${notice('warning', 'Copy the secret now and store it safely: it is shown only once. If it is lost, rotate it.')}
+<p><a href="${areaPath(area.school.id, `/webhooks/${endpoint.id}`)}">Continue to the endpoint</a></p>`;
+}
+
+function attemptRow(a: WebhookAttempt): Html {
+  return html`<tr><td>${when(a.attemptedAt)}</td><td><code>${a.eventType}</code></td><td>${a.statusCode ?? '—'}</td><td>${a.latencyMs} ms</td><td><code class="secret">${a.error ?? a.responseExcerpt.slice(0, 200)}</code></td><td>${a.nextRetryAt ? when(a.nextRetryAt) : html`<span class="muted">none</span>`}</td></tr>`;
+}
+
+const button = (area: Area, e: WebhookEndpoint, action: string, label: string, kind = 'secondary') =>
+  html`<form class="inline" method="post" action="${areaPath(area.school.id, `/webhooks/${e.id}/${action}`)}">${csrfField(area.viewer)}<button class="${kind}" type="submit">${label}</button></form>`;
+
+/** One endpoint: its state, recent attempts, and its actions. */
+export function endpointPage(
+  area: Area,
+  e: WebhookEndpoint,
+  attempts: readonly WebhookAttempt[],
+  done: string | undefined,
+  error?: string,
+): Html {
+  return html`${areaNav(area, 'webhooks')}
+<h1>${e.url}</h1>
+${doneNotice(done)}
+${error ? notice('error', error) : ''}
+${!e.enabled && e.disabledReason ? notice('warning', html`Disabled by Lectern: ${e.disabledReason}`) : ''}
+<dl>
+<dt>Events</dt><dd><code>${e.eventTypes.join(', ')}</code></dd>
+<dt>State</dt><dd id="endpoint-state">${e.enabled ? 'Enabled' : 'Disabled'}</dd>
+<dt>Failing since</dt><dd>${when(e.failingSince)}</dd>
+<dt>Description</dt><dd>${e.description || html`<span class="muted">none</span>`}</dd>
+</dl>
+<div class="actions start">
+${button(area, e, e.enabled ? 'disable' : 'enable', e.enabled ? 'Disable' : 'Enable', e.enabled ? 'secondary' : 'primary')}
+${e.enabled ? button(area, e, 'test', 'Send a test event') : ''}
+${button(area, e, 'rotate', 'Rotate the secret')}
+${button(area, e, 'delete', 'Delete', 'danger')}
+</div>
+<h2>Replay</h2>
+<form method="post" action="${areaPath(area.school.id, `/webhooks/${e.id}/replay`)}">
+${csrfField(area.viewer)}
+<label for="since">Send every subscribed event since (UTC date)</label>
+<input id="since" name="since" type="date" required>
+<div class="actions start"><button class="secondary" type="submit">Replay</button></div>
+</form>
+<h2>Recent attempts</h2>
+${
+  attempts.length === 0
+    ? html`<p class="muted">No attempts yet.</p>`
+    : html`<table id="attempts"><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Latency</th><th scope="col">Answer</th><th scope="col">Next retry</th></tr></thead><tbody>${attempts.map(attemptRow)}</tbody></table>`
+}`;
+}
