@@ -4,7 +4,7 @@
  * second DNS answer cannot swap in a private one (DNS rebinding).
  */
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 const blocked = new BlockList();
 // IPv4 special-purpose registry (RFC 6890 and successors): nothing here is a public web host.
@@ -117,4 +117,18 @@ export async function resolvePublicAddress(
     }
   }
   return answers[0];
+}
+
+/**
+ * A `lookup` for `http(s).request` that answers with the address the SSRF check vetted: the
+ * connection goes there, never to a fresh (possibly rebound) DNS answer.
+ */
+export function pinnedLookup(vetted: ResolvedAddress): LookupFunction {
+  return (_host, opts, callback) => {
+    if ((opts as { all?: boolean }).all) {
+      (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [vetted]);
+    } else {
+      callback(null, vetted.address, vetted.family);
+    }
+  };
 }

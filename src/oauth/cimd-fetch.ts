@@ -4,7 +4,7 @@
  */
 import { request } from 'node:https';
 import { isIP } from 'node:net';
-import { type ResolvedAddress, resolvePublicAddress, SsrfError } from '../http/ssrf.ts';
+import { pinnedLookup, type ResolvedAddress, resolvePublicAddress, SsrfError } from '../http/ssrf.ts';
 
 /** product.md §3: at most 5 KB, 3 s. */
 export const CIMD_MAX_BYTES = 5120;
@@ -114,14 +114,7 @@ function get(
         agent: false,
         signal,
         maxHeaderSize: 16_384,
-        // Connect to the address that passed the SSRF check, never to a fresh DNS answer.
-        lookup: (_host, opts, callback) => {
-          if ((opts as { all?: boolean }).all) {
-            (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [vetted]);
-          } else {
-            callback(null, vetted.address, vetted.family);
-          }
-        },
+        lookup: pinnedLookup(vetted),
       },
       (res) => {
         const status = res.statusCode ?? 0;

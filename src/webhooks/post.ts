@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { type ResolvedAddress, resolvePublicAddress, SsrfError } from '../http/ssrf.ts';
+import { pinnedLookup, type ResolvedAddress, resolvePublicAddress, SsrfError } from '../http/ssrf.ts';
 import { isLoopbackHost } from './endpoint-url.ts';
 
 /** Response bytes read at most; the rest is dropped (a huge body never holds the worker). */
@@ -113,14 +113,7 @@ function send(
         agent: false,
         signal,
         maxHeaderSize: 16_384,
-        // Connect to the address that passed the SSRF check, never to a fresh DNS answer.
-        lookup: (_host, opts, callback) => {
-          if ((opts as { all?: boolean }).all) {
-            (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [vetted]);
-          } else {
-            callback(null, vetted.address, vetted.family);
-          }
-        },
+        lookup: pinnedLookup(vetted),
       },
       (res) => {
         const status = res.statusCode ?? 0;
