@@ -11,8 +11,9 @@ import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 export const PASSWORD_RESET_SECONDS = 3600;
 
 /** Stores a new reset token for the user and returns it (the only time it exists in clear). */
-export async function createPasswordReset(db: Db | Tx, userId: string, now = nowMs()): Promise<string> {
+export async function createPasswordReset(db: Db | Tx, userId: string): Promise<string> {
   const token = randomToken(32);
+  const now = nowMs();
   await db
     .insertInto('password_resets')
     .values({
@@ -36,11 +37,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
  * Looks a token up without consuming it (the page that asks for the new password). The lookup
  * is by the token's hash, an exact index match: no comparison of secrets happens in this process.
  */
-export async function inspectPasswordReset(
-  db: Db | Tx,
-  token: string,
-  now = nowMs(),
-): Promise<ResetTokenState> {
+export async function inspectPasswordReset(db: Db | Tx, token: string): Promise<ResetTokenState> {
   if (!TOKEN_SHAPE.test(token)) return { state: 'unknown' };
   const row = await db
     .selectFrom('password_resets')
@@ -48,7 +45,7 @@ export async function inspectPasswordReset(
     .where('token_hash', '=', sha256(token))
     .executeTakeFirst();
   if (!row) return { state: 'unknown' };
-  if (row.used_at !== null || row.expires_at <= isoNow(now)) return { state: 'spent' };
+  if (row.used_at !== null || row.expires_at <= isoNow()) return { state: 'spent' };
   return { state: 'usable', userId: row.user_id };
 }
 
@@ -57,13 +54,9 @@ export async function inspectPasswordReset(
  * one changes a row. Returns the user on success, else undefined. Every other open link of the
  * same user is spent too: a reset ends what earlier requests started.
  */
-export async function consumePasswordReset(
-  db: Db | Tx,
-  token: string,
-  now = nowMs(),
-): Promise<string | undefined> {
+export async function consumePasswordReset(db: Db | Tx, token: string): Promise<string | undefined> {
   if (!TOKEN_SHAPE.test(token)) return undefined;
-  const at = isoNow(now);
+  const at = isoNow();
   const hash = sha256(token);
   const result = await db
     .updateTable('password_resets')
