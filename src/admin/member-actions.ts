@@ -84,7 +84,7 @@ async function deliver(s: ActionScope, issued: IssuedInvitation): Promise<Delive
   if (!s.app.mailer.enabled) return { delivery: 'link', link };
   const school = await findSchoolById(s.db, s.schoolId);
   const inviter = await findUserById(s.db, s.actor.userId);
-  const message = invitationMail({
+  const message = await invitationMail({
     to: issued.invitation.email,
     schoolName: school?.name ?? 'Lectern',
     inviterName: inviter?.name ?? null,

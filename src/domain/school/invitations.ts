@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
-import { randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
+import { isTokenShaped, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoIn, isoNow, nowMs } from '../../store/time.ts';
@@ -248,15 +248,12 @@ export interface InvitationByToken {
   readonly accountExists: boolean;
 }
 
-// Tokens are 32 random bytes, base64url: anything else is not ours and needs no lookup.
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
 /** The invitation a link's token names, or undefined for a token that was never issued (or replaced). */
 export async function findInvitationByToken(
   db: Db | Tx,
   token: string,
 ): Promise<InvitationByToken | undefined> {
-  if (!TOKEN_PATTERN.test(token)) return undefined;
+  if (!isTokenShaped(token)) return undefined;
   const hash = sha256(token);
   const row = await db
     .selectFrom('invitations')
