@@ -36,7 +36,9 @@ export async function schoolsCreate(config: Config, argv: string[]): Promise<voi
     throw new UsageError('schools create needs --name, --subdomain and --owner-email');
   const school = {
     name: values.name,
-    subdomain: values.subdomain,
+    // A host name is case-insensitive (RFC 4343): the label typed as RIVERSIDE is riverside. Only
+    // here: the admin API refuses upper case, as its schema says.
+    subdomain: values.subdomain.toLowerCase(),
     currency: values.currency,
     locale: values.locale,
     timezone: values.timezone,

@@ -28,7 +28,14 @@ function innerOf(schema: z.ZodType): z.ZodType | undefined {
  * else the sentence its pattern or refinement gives (`issue`), else its bounds in words.
  */
 export function domainMessage(schema: z.ZodType, issue?: z.core.$ZodIssue): string {
-  for (let s: z.ZodType | undefined = schema; s; s = innerOf(s)) {
+  // `.required()` wraps a key of a partial shape in non-optional around its optional (the CLI's
+  // new school): the key's rule is inside both, with its own wording.
+  let rule = schema;
+  if (rule instanceof z.ZodNonOptional) {
+    rule = rule.unwrap() as z.ZodType;
+    while (rule instanceof z.ZodOptional) rule = rule.unwrap() as z.ZodType;
+  }
+  for (let s: z.ZodType | undefined = rule; s; s = innerOf(s)) {
     const named = ruleWording.get(s._zod.def);
     if (named) return named;
     if (issue && (issue.code === 'invalid_format' || issue.code === 'custom')) return issue.message;
