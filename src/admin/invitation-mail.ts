@@ -1,14 +1,7 @@
-/** The invitation email (issue #16): plain text for every reader, HTML for those that render it. */
+/** The invitation email (issue #16), composed as every account email is (mail/compose.ts). */
+import { html } from 'hono/html';
+import { composeMail } from '../mail/compose.ts';
 import type { MailMessage } from '../mail/mailer.ts';
-
-const ROLE_WORDS: Record<string, string> = {
-  owner: 'owner',
-  admin: 'admin',
-  lecturer: 'lecturer',
-  student: 'student',
-};
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 /** What the email says: who invites, to which school, as what, the link and until when. */
 export interface InvitationMailInput {
@@ -21,29 +14,22 @@ export interface InvitationMailInput {
 }
 
 /** The message, with the school's name as the sender's name and in the body. */
-export function invitationMail(m: InvitationMailInput): MailMessage {
+export function invitationMail(m: InvitationMailInput): Promise<MailMessage> {
   const who = m.inviterName ? `${m.inviterName} invites you` : 'You are invited';
-  const as = m.roles.map((r) => ROLE_WORDS[r] ?? r).join(', ');
+  const as = m.roles.join(', ');
   const until = `${m.expiresAt.slice(0, 16).replace('T', ' ')} UTC`;
-  const text = [
-    `${who} to join ${m.schoolName} on Lectern as ${as}.`,
-    '',
-    'Open this link to accept (new to Lectern? you will choose your name and password there):',
-    m.link,
-    '',
-    `The link works once, until ${until}. If you did not expect this invitation, ignore this email.`,
-    '',
-    `${m.schoolName}`,
-  ].join('\n');
-  const html = `<p>${escapeHtml(who)} to join <strong>${escapeHtml(m.schoolName)}</strong> on Lectern as ${escapeHtml(as)}.</p>
-<p><a href="${escapeHtml(m.link)}">Accept the invitation</a> (new to Lectern? you will choose your name and password there).</p>
-<p>The link works once, until ${escapeHtml(until)}. If you did not expect this invitation, ignore this email.</p>
-<p>${escapeHtml(m.schoolName)}</p>`;
-  return {
-    to: m.to,
-    subject: `Join ${m.schoolName} on Lectern`,
-    text,
-    html,
-    fromName: m.schoolName,
-  };
+  return composeMail(m.to, m.schoolName, `Join ${m.schoolName} on Lectern`, [
+    {
+      text: `${who} to join ${m.schoolName} on Lectern as ${as}.`,
+      html: html`${who} to join <strong>${m.schoolName}</strong> on Lectern as ${as}.`,
+    },
+    {
+      text: 'Open this link to accept (new to Lectern? you will choose your name and password there):',
+      link: m.link,
+    },
+    {
+      text: `The link works once, until ${until}. If you did not expect this invitation, ignore this email.`,
+    },
+    { text: m.schoolName },
+  ]);
 }

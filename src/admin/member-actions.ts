@@ -7,12 +7,18 @@ import {
   createInvitation,
   getInvitation,
   type Invitation,
+  type InvitationInput,
   type IssuedInvitation,
   resendInvitation,
   revokeInvitation,
 } from '../domain/school/invitations.ts';
-import { changeMemberRoles, getMember, type Member, removeMember } from '../domain/school/members-admin.ts';
-import type { Role } from '../domain/school/roles.ts';
+import {
+  changeMemberRoles,
+  getMember,
+  type Member,
+  type MemberInput,
+  removeMember,
+} from '../domain/school/members-admin.ts';
 import { findSchoolById } from '../domain/school/schools.ts';
 import { findUserById } from '../domain/school/users.ts';
 import { problem, problems } from '../errors/problem-error.ts';
@@ -78,7 +84,7 @@ async function deliver(s: ActionScope, issued: IssuedInvitation): Promise<Delive
   if (!s.app.mailer.enabled) return { delivery: 'link', link };
   const school = await findSchoolById(s.db, s.schoolId);
   const inviter = await findUserById(s.db, s.actor.userId);
-  const message = invitationMail({
+  const message = await invitationMail({
     to: issued.invitation.email,
     schoolName: school?.name ?? 'Lectern',
     inviterName: inviter?.name ?? null,
@@ -104,7 +110,7 @@ async function deliver(s: ActionScope, issued: IssuedInvitation): Promise<Delive
 /** Invites a person (owner invitations only by an owner) and delivers the link. */
 export async function invite(
   s: ActionScope,
-  input: { email: string; roles: readonly Role[] },
+  input: InvitationInput,
 ): Promise<{ invitation: Invitation } & Delivery> {
   requireOwnerFor(s.actor, input.roles.includes('owner'));
   const issued = await createInvitation(s.db, s.schoolId, { ...input, invitedByUserId: s.actor.userId });
@@ -131,10 +137,14 @@ export async function revoke(s: ActionScope, id: string): Promise<Invitation> {
 }
 
 /** Replaces a member's roles (the owner role only by an owner; never the last owner's). */
-export async function changeRoles(s: ActionScope, memberId: string, roles: readonly Role[]): Promise<Member> {
+export async function changeRoles(
+  s: ActionScope,
+  memberId: string,
+  roles: MemberInput['roles'],
+): Promise<Member> {
   const current = await getMember(s.db, s.schoolId, memberId);
   requireOwnerFor(s.actor, current.roles.includes('owner') || roles.includes('owner'));
-  const updated = await changeMemberRoles(s.db, s.schoolId, memberId, roles);
+  const updated = await changeMemberRoles(s.db, s.schoolId, memberId, { roles });
   log(s, 'member.roles_changed', { userId: updated.userId, memberId, roles: updated.roles });
   return updated;
 }

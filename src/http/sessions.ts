@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { CookieOptions } from 'hono/utils/cookie';
-import { randomToken, safeEqual, sha256 } from '../crypto/tokens.ts';
+import { isTokenShaped, randomToken, safeEqual, sha256 } from '../crypto/tokens.ts';
 import { identifyActor } from '../events/context.ts';
 import { isoIn, isoNow, nowMs } from '../store/time.ts';
 import type { AppContext } from './context.ts';
@@ -142,7 +142,7 @@ function hmac(ctx: AppContext, purpose: string, value: string): string {
 export function csrfToken(ctx: AppContext, c: Context, session?: Session): string {
   if (session) return hmac(ctx, 'session', session.csrfSecret);
   let anon = getCookie(c, cookieName(ctx, CSRF_COOKIE));
-  if (!anon || !/^[A-Za-z0-9_-]{43}$/.test(anon)) {
+  if (!anon || !isTokenShaped(anon)) {
     anon = randomToken(32);
     setCookie(c, cookieName(ctx, CSRF_COOKIE), anon, cookieOptions(ctx, 24 * 3600));
   }

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import { sendPage } from './layout.ts';
+import { type Html, sendPage } from './layout.ts';
 
 /**
  * An error shown to the person in the browser, used where redirecting back to the client would
@@ -20,4 +20,28 @@ export function errorPage(
 ${options.code ? html`<p class="muted">Error code: <code>${options.code}</code></p>` : ''}
 <p class="muted">You can close this window and try again from the app you came from.</p>`;
   return sendPage(c, status, title, body, { headers: options.headers });
+}
+
+/** "7 minutes", "1 minute": a wait rounded up to whole minutes. */
+export function minutes(seconds: number): string {
+  const n = Math.max(1, Math.ceil(seconds / 60));
+  return `${n} minute${n === 1 ? '' : 's'}`;
+}
+
+/** Too many attempts at a form or a link (recovery, invitations): how long, and where to turn. */
+export function slowDownPage(
+  c: Context,
+  wait: number,
+  what: string,
+  back: Html | string = '',
+): Promise<Response> {
+  return sendPage(
+    c,
+    429,
+    'Too many attempts',
+    html`<h1>Too many attempts</h1>
+<div class="notice error" role="alert"><p>${what} Try again in ${minutes(wait)}.</p></div>
+${back}`,
+    { headers: { 'Retry-After': String(wait) } },
+  );
 }

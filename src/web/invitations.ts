@@ -34,6 +34,7 @@ import {
 import type { ThrottleRule } from '../http/throttle.ts';
 import { isFormRequest } from '../oauth/form-body.ts';
 import { notice } from './account/page-kit.ts';
+import { slowDownPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
 
 // Attempts per client address and per invitation within 15 minutes (tokens are 256-bit: this
@@ -46,26 +47,21 @@ const ROLE_WORDS = (roles: readonly string[]) => roles.join(', ');
 
 type Found = InvitationByToken;
 
-function page(
-  c: Context,
-  status: number,
-  title: string,
-  body: ReturnType<typeof html>,
-  headers?: Record<string, string>,
-) {
-  return sendPage(c, status, title, body, { formAction: ["'self'"], headers });
+function page(c: Context, status: number, title: string, body: ReturnType<typeof html>) {
+  return sendPage(c, status, title, body, { formAction: ["'self'"] });
 }
 
-function gonePage(c: Context, status: 404 | 410 | 429, reason: string, headers?: Record<string, string>) {
-  const titles = { 404: 'Invitation not found', 410: 'Invitation no longer valid', 429: 'Too many attempts' };
+const WAYS_OUT = html`<p>Ask the person who invited you to send a new invitation. If you already joined, <a href="/login">sign in</a>.</p>`;
+
+function gonePage(c: Context, status: 404 | 410, reason: string) {
+  const title = status === 404 ? 'Invitation not found' : 'Invitation no longer valid';
   return page(
     c,
     status,
-    titles[status],
-    html`<h1>${titles[status]}</h1>
+    title,
+    html`<h1>${title}</h1>
 ${notice('error', reason)}
-<p>Ask the person who invited you to send a new invitation. If you already joined, <a href="/login">sign in</a>.</p>`,
-    headers,
+${WAYS_OUT}`,
   );
 }
 
@@ -143,10 +139,7 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
     limit: ADDRESS_LIMIT,
     windowSeconds: WINDOW_SECONDS,
   });
-  const tooMany = (c: Context, wait: number) =>
-    gonePage(c, 429, `Too many attempts. Try again in ${Math.ceil(wait / 60)} minute(s).`, {
-      'Retry-After': String(wait),
-    });
+  const tooMany = (c: Context, wait: number) => slowDownPage(c, wait, 'Too many attempts.', WAYS_OUT);
 
   // The invitation of the path, or the page that explains why there is none to accept.
   async function open(c: Context): Promise<Found | Response> {

@@ -1,8 +1,10 @@
+import { html } from 'hono/html';
 import type { Logger } from 'pino';
 import { newId } from '../crypto/ids.ts';
 import { parseRoles } from '../domain/school/roles.ts';
 import { SYSTEM_ACTOR } from '../events/context.ts';
 import { recordEvent } from '../events/outbox.ts';
+import { composeMail } from '../mail/compose.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Db } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
@@ -159,21 +161,23 @@ export async function notifyOwners(
       .execute();
     const owners = people.filter((p) => parseRoles(p.roles).includes('owner'));
     const link = `${baseUrl}/admin/${schoolId}/webhooks`;
-    const text = `Lectern disabled the webhook endpoint ${endpoint.url} of ${school.name}.\n\n${endpoint.disabled_reason ?? ''}\n\nEvents are kept and delivered once you enable it again: ${link}\n`;
     for (const owner of owners) {
-      await mailer.send({
-        to: owner.email,
-        subject: `Webhook endpoint disabled: ${endpoint.url}`,
-        text,
-        html: `<p>Lectern disabled the webhook endpoint <code>${escapeHtml(endpoint.url)}</code> of ${escapeHtml(school.name)}.</p><p>${escapeHtml(endpoint.disabled_reason ?? '')}</p><p>Events are kept and delivered once you <a href="${escapeHtml(link)}">enable it again</a>.</p>`,
-        fromName: `${school.name} via Lectern`,
-      });
+      const message = await composeMail(
+        owner.email,
+        `${school.name} via Lectern`,
+        `Webhook endpoint disabled: ${endpoint.url}`,
+        [
+          {
+            text: `Lectern disabled the webhook endpoint ${endpoint.url} of ${school.name}.`,
+            html: html`Lectern disabled the webhook endpoint <code>${endpoint.url}</code> of ${school.name}.`,
+          },
+          { text: endpoint.disabled_reason ?? '' },
+          { text: 'Events are kept and delivered once you enable it again:', link },
+        ],
+      );
+      await mailer.send(message);
     }
   } catch (err) {
     logger.warn({ err, endpointId }, 'could not email the owners about a disabled webhook endpoint');
   }
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

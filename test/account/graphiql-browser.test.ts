@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { CHROMIUM, chromiumSkip } from '../support/chromium.ts';
+import { chromiumSkip, launchChromium } from '../support/chromium.ts';
 import { type AccountFixture, seedAccountFixture } from '../support/world-account.ts';
 
 const skip = chromiumSkip;
@@ -23,7 +23,7 @@ describe('GraphiQL in Chromium', () => {
     t = await createTestApp();
     f = await seedAccountFixture(t);
     server = await listen(t.app, '127.0.0.1', 0);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
   after(async () => {
     if (skip) return; // nothing was started

@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { DEMO_PASSWORD, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { INVITATION_LIFETIME_SECONDS } from '../../src/domain/school/invitations.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
-import { isoIn } from '../../src/store/time.ts';
+import { SECOND } from '../support/clock.ts';
 import { createLoggedTestApp, type LoggedTestApp } from '../support/logged-app.ts';
 import { Browser, formFields, signIn } from '../support/oauth-flow.ts';
 import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
@@ -142,14 +143,12 @@ describe('admin API: invitations (issue #16)', () => {
       (await demoOwner('POST', '/api/v1/members', { email, roles: ['student'] })).body;
     const pending = await make('st-pending@example.com');
     const accepted = await make('st-accepted@example.com');
-    const expired = await make('st-expired@example.com');
+    // Invited a lifetime and a minute ago: expired a minute ago.
+    const expired = await t.clock.travel(-(INVITATION_LIFETIME_SECONDS + 60) * SECOND, () =>
+      make('st-expired@example.com'),
+    );
     const revoked = await make('st-revoked@example.com');
     assert.equal((await join(t, accepted.link)).res.status, 303);
-    await t.runtime.db
-      .updateTable('invitations')
-      .set({ expires_at: isoIn(-60) })
-      .where('id', '=', expired.id)
-      .execute();
     assert.equal((await demoOwner('POST', `/api/v1/invitations/${revoked.id}/revoke`)).status, 200);
     for (const [status, inv] of Object.entries({ pending, accepted, expired, revoked })) {
       const r = await demoOwner('GET', `/api/v1/invitations?status=${status}&search=st-&limit=100`);
@@ -193,12 +192,10 @@ describe('admin API: invitations (issue #16)', () => {
     assert.equal(closed.headers.get('content-type'), 'application/problem+json');
     assert.equal(closed.body.code, 'invitation_closed');
     // Expired invitations can be resent: a fresh 7 days.
-    const old = await demoOwner('POST', '/api/v1/members', { email: 'late@example.com', roles: ['student'] });
-    await t.runtime.db
-      .updateTable('invitations')
-      .set({ expires_at: isoIn(-1) })
-      .where('id', '=', old.body.id)
-      .execute();
+    const old = await t.clock.travel(-(INVITATION_LIFETIME_SECONDS + 1) * SECOND, () =>
+      demoOwner('POST', '/api/v1/members', { email: 'late@example.com', roles: ['student'] }),
+    );
+    assert.equal(old.body.status, 'pending');
     const renewed = await demoOwner('POST', `/api/v1/invitations/${old.body.id}/resend`);
     assert.equal(renewed.body.status, 'pending');
   });

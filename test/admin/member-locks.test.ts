@@ -53,7 +53,7 @@ describe('locked members: list, read and unlock (issue #16)', () => {
 
   it('lists a locked member with when the lock ends, and reads one member’s lock', async () => {
     await lock('student@example.com');
-    const before = Date.now();
+    const before = t.clock.now();
     const list = await demoOwner('GET', '/api/v1/member-locks');
     assert.equal(list.status, 200);
     assert.equal(list.body.data.length, 1);

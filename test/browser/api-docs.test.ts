@@ -5,52 +5,27 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
-import { listen, type RunningServer } from '../../src/runtime.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { CHROMIUM, chromiumSkip } from '../support/chromium.ts';
+import type { Browser } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 
 const skip = chromiumSkip;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('/docs in a browser', () => {
-  let t: TestApp;
-  let server: RunningServer;
+  let live: LiveApp;
   let browser: Browser;
   let base: string;
   before(async () => {
     if (skip) return; // nothing was started
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ BASE_URL: base });
-    server = await listen(t.app, '127.0.0.1', port);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-      ],
-    });
+    live = await startLiveApp();
+    base = live.baseUrl;
+    browser = await launchChromium();
   });
   after(async () => {
     if (skip) return; // nothing was started
     await browser?.close();
-    await server?.shutdown(1000);
-    await t?.close();
+    await live?.close();
   });
 
   it('renders the reference with every resource group, no CSP violation and no third-party request', {

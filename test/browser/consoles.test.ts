@@ -5,41 +5,16 @@
  * first-party console client of this deployment, then a real request from the page.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { listen, type RunningServer } from '../../src/runtime.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { CHROMIUM, chromiumSkip } from '../support/chromium.ts';
+import type { Browser, Page } from 'playwright-core';
+import type { TestApp } from '../support/app.ts';
+import { assertAccessible, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld } from '../support/world.ts';
 
 const SHOTS = 'test-artifacts/screenshots';
-const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const skip = chromiumSkip;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Our own markup in `selector` has no serious or critical axe-core violation. */
-async function assertAccessible(page: Page, selector: string): Promise<void> {
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(
-    `axe.run(${JSON.stringify(selector)}, { resultTypes: ['violations'] }).then((r) => r.violations)`,
-  )) as { id: string; impact: string | null; help: string }[];
-  assert.deepEqual(
-    violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help}`),
-    [],
-  );
-}
 
 /** Signs in on Lectern's login page and allows on the consent page, wherever they appear. */
 async function signInAndAllow(page: Page, email: string): Promise<void> {
@@ -53,29 +28,22 @@ async function signInAndAllow(page: Page, email: string): Promise<void> {
 }
 
 describe('the consoles sign in (Chromium)', () => {
+  let live: LiveApp;
   let t: TestApp;
-  let server: RunningServer;
   let browser: Browser;
   let base: string;
   before(async () => {
     if (skip) return; // nothing was started
     mkdirSync(SHOTS, { recursive: true });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ BASE_URL: base });
+    live = await startLiveApp();
+    ({ t, baseUrl: base } = live);
     await createWorld(t);
-    server = await listen(t.app, '127.0.0.1', port);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     if (skip) return; // nothing was started
     await browser?.close();
-    await server?.shutdown(1000);
-    await t?.close();
+    await live?.close();
   });
 
   it('/docs: Authorize signs the owner in (PKCE, console client) and "Test Request" → Send answers 200', {
@@ -138,7 +106,7 @@ describe('the consoles sign in (Chromium)', () => {
     await docs.getByText('Query', { exact: true }).first().click();
     await docs.getByText('viewer', { exact: true }).first().waitFor();
     assert.deepEqual(graphql, [200]);
-    await assertAccessible(page, '.sign-in-bar');
+    await assertAccessible(page, 'the sign-in bar', '.sign-in-bar');
 
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await signInAndAllow(page, 'student@example.com');

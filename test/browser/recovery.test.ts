@@ -6,93 +6,44 @@
  * screenshotted and checked with axe-core.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
-import { listen, type RunningServer } from '../../src/runtime.ts';
 import { ACCOUNT_FAILURE_LIMIT } from '../../src/web/login.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
+import type { TestApp } from '../support/app.ts';
+import { assertAccessible, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = 'test-artifacts/screenshots';
-const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `Chromium not found at ${CHROMIUM} (CI installs it); browser tests skipped`;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core through the DevTools protocol (the pages' CSP allows no scripts); serious or worse fails. */
-async function assertAccessible(page: Page, name: string): Promise<void> {
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`,
-  )) as AxeViolation[];
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    bad.map(
-      (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    ),
-    [],
-    `accessibility of ${name}`,
-  );
-}
-
-describe('account recovery, settings and unlock in Chromium (issue #16)', { skip }, () => {
+describe('account recovery, settings and unlock in Chromium (issue #16)', () => {
+  let live: LiveApp;
+  let bare: LiveApp;
   let t: TestApp;
-  let bare: TestApp;
   let smtp: TestSmtpServer;
-  let server: RunningServer;
-  let bareServer: RunningServer;
   let base: string;
-  let bareBase: string;
   let browser: Browser;
   let demo: string;
 
   before(async () => {
+    if (chromiumSkip) return; // nothing to start
     mkdirSync(SHOTS, { recursive: true });
     smtp = await startTestSmtpServer();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ BASE_URL: base, SMTP_URL: smtp.url });
+    live = await startLiveApp({ SMTP_URL: smtp.url });
+    ({ t, baseUrl: base } = live);
     await seedDemoData(t.runtime.db);
     demo = (await findSchoolBySubdomain(t.runtime.db, 'demo'))!.id;
-    server = await listen(t.app, '127.0.0.1', port);
     // A second deployment without SMTP_URL, for the page that says no link can be sent.
-    const barePort = await freePort();
-    bareBase = `http://127.0.0.1:${barePort}`;
-    bare = await createTestApp({ BASE_URL: bareBase });
-    bareServer = await listen(bare.app, '127.0.0.1', barePort);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
+    bare = await startLiveApp();
+    browser = await launchChromium();
   });
 
   after(async () => {
     await browser?.close();
-    await server?.shutdown(1000);
-    await bareServer?.shutdown(1000);
-    await t?.close();
+    await live?.close();
     await bare?.close();
     await smtp?.close();
   });
@@ -109,7 +60,9 @@ describe('account recovery, settings and unlock in Chromium (issue #16)', { skip
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
 
-  it('forgot password → emailed link → new password → settings: name, password, other sessions', async () => {
+  it('forgot password → emailed link → new password → settings: name, password, other sessions', {
+    skip: chromiumSkip,
+  }, async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${base}/login`);
@@ -163,7 +116,9 @@ describe('account recovery, settings and unlock in Chromium (issue #16)', { skip
     await context.close();
   });
 
-  it('a locked account sees how long and what to do; an owner unlocks it from /admin', async () => {
+  it('a locked account sees how long and what to do; an owner unlocks it from /admin', {
+    skip: chromiumSkip,
+  }, async () => {
     for (let i = 0; i < ACCOUNT_FAILURE_LIMIT; i++) {
       const login = await t.request('/login');
       const cookie = login.headers
@@ -204,9 +159,9 @@ describe('account recovery, settings and unlock in Chromium (issue #16)', { skip
     await owner.close();
   });
 
-  it('without SMTP_URL the reset page says so, accessibly', async () => {
+  it('without SMTP_URL the reset page says so, accessibly', { skip: chromiumSkip }, async () => {
     const page = await browser.newPage();
-    await page.goto(`${bareBase}/password-reset`);
+    await page.goto(`${bare.baseUrl}/password-reset`);
     assert.match((await page.getByRole('status').textContent()) ?? '', /cannot send email/);
     await check(page, 'request-no-mail');
     await page.close();

@@ -1,17 +1,44 @@
 /**
  * Without Chromium the browser tests are counted as skipped, with the way to enable them, rather
- * than vanishing from the summary inside a skipped suite (issue #16).
+ * than vanishing from the summary inside a skipped suite (issue #16). Every test file that drives
+ * Chromium goes through test/support/chromium.ts; this runs them all without it.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const FILE = fileURLToPath(new URL('./landing.test.ts', import.meta.url));
+const TEST_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SELF = 'browser/skipped-without-chromium.test.ts';
+// An import line of the helper (this file names it only in this pattern, and is left out anyway:
+// running itself would recurse).
+const USES_HELPER =
+  /^} from '\.\.\/support\/chromium\.ts';$|^import .* from '\.\.\/support\/chromium\.ts';$/m;
+
+/** The test files that use the Chromium helper, and how many tests each declares. */
+function browserTestFiles(): { file: string; tests: number }[] {
+  return readdirSync(TEST_ROOT, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.test.ts') && name !== SELF)
+    .map((name) => ({ file: `${TEST_ROOT}${name}`, text: readFileSync(`${TEST_ROOT}${name}`, 'utf8') }))
+    .filter(({ text }) => USES_HELPER.test(text))
+    .map(({ file, text }) => ({ file, tests: text.match(/^\s+it\(/gm)?.length ?? 0 }));
+}
 
 describe('browser tests without Chromium', () => {
-  it('count as skipped and say how to install it', async () => {
-    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', FILE], {
+  it('none launches its own Chromium or loads axe-core itself', () => {
+    for (const name of readdirSync(TEST_ROOT, { recursive: true, encoding: 'utf8' })) {
+      if (!name.endsWith('.ts') || name === 'support/chromium.ts' || name === SELF) continue;
+      const text = readFileSync(`${TEST_ROOT}${name}`, 'utf8');
+      assert.doesNotMatch(text, /axe\.min\.js|chromium\.launch|executablePath/, name);
+    }
+  });
+
+  it('count as skipped, every one of them, and say how to install it', async () => {
+    const files = browserTestFiles();
+    assert.ok(files.length >= 7, files.map((f) => f.file).join('\n'));
+    const expected = files.reduce((sum, f) => sum + f.tests, 0);
+    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files.map((f) => f.file)], {
       env: { PATH: process.env.PATH ?? '', LECTERN_TEST_CHROMIUM: '/nonexistent/chromium' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -24,8 +51,8 @@ describe('browser tests without Chromium', () => {
     });
     const code = await new Promise((resolve) => child.on('close', resolve));
     assert.equal(code, 0, output);
-    assert.match(output, /ℹ tests 2\n/);
-    assert.match(output, /ℹ skipped 2\n/);
+    assert.match(output, new RegExp(`ℹ tests ${expected}\\n`));
+    assert.match(output, new RegExp(`ℹ skipped ${expected}\\n`));
     assert.match(output, /ℹ pass 0\n/);
     assert.match(
       output,

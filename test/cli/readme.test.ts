@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
@@ -19,6 +18,7 @@ import { type Db, openDatabase } from '../../src/store/database.ts';
 import { createTestApp } from '../support/app.ts';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../support/database.ts';
 import { docBlocks } from '../support/doc-runner.ts';
+import { freePort } from '../support/ports.ts';
 import { issueTestToken } from '../support/tokens.ts';
 import { cliEnv, runLectern } from './run.ts';
 
@@ -51,17 +51,6 @@ function exported(code: string): Record<string, string> {
     }
   }
   return env;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Resolves when `url` answers 200, polling while `child` runs. */

@@ -1,55 +1,8 @@
-import { createServer } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { listen, type RunningServer } from '../../src/runtime.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
 
-/** A Lectern listening on a real loopback port whose BASE_URL is that address (MCP clients speak HTTP). */
-export interface LiveApp {
-  readonly t: TestApp;
-  readonly server: RunningServer;
-  readonly baseUrl: string;
-  readonly mcpUrl: URL;
-  close(): Promise<void>;
-}
+import type { LiveApp } from '../support/live-app.ts';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts the app on 127.0.0.1 with BASE_URL equal to where it listens. */
-export async function startLiveApp(
-  env: Record<string, string> = {},
-  options: Parameters<typeof createTestApp>[1] = {},
-): Promise<LiveApp> {
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const t = await createTestApp({ BASE_URL: baseUrl, ...env }, options);
-    try {
-      const server = await listen(t.app, '127.0.0.1', port);
-      return {
-        t,
-        server,
-        baseUrl,
-        mcpUrl: new URL('/mcp', baseUrl),
-        close: async () => {
-          await server.shutdown(1000);
-          await t.close();
-        },
-      };
-    } catch (err) {
-      await t.close();
-      if (attempt >= 3) throw err;
-    }
-  }
-}
+export { type LiveApp, startLiveApp } from '../support/live-app.ts';
 
 /** An MCP client connected to the live app, with an optional bearer token; `modern` negotiates 2026-07-28. */
 export async function connectClient(

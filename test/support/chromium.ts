@@ -22,7 +22,14 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -37,12 +44,14 @@ interface AxeViolation {
 
 /**
  * Runs axe-core in the page and fails on serious or critical violations. Evaluated through the
- * DevTools protocol, so the page's CSP (no scripts) stays in force.
+ * DevTools protocol, so the page's CSP (no scripts) stays in force. `within` (a CSS selector)
+ * limits the check to our own markup inside a page a third party renders (Scalar, GraphiQL).
  */
-export async function assertAccessible(page: Page, name: string): Promise<void> {
+export async function assertAccessible(page: Page, name: string, within?: string): Promise<void> {
   await page.evaluate(AXE);
+  const context = within === undefined ? 'document' : JSON.stringify(within);
   const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`,
+    `axe.run(${context}, { resultTypes: ['violations'] }).then((r) => r.violations)`,
   )) as AxeViolation[];
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
+import { freePort } from './ports.ts';
 
 /** Whether a `redis-server` binary is on PATH (CI installs one; see .ci/run). */
 export const REDIS_SERVER_AVAILABLE = spawnSync('redis-server', ['--version']).status === 0;
@@ -18,16 +19,6 @@ export interface OwnRedis {
   start(): Promise<void>;
   /** The running process's id (e.g. to SIGSTOP it: a Redis that accepts but never answers). */
   pid(): number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -5,6 +5,7 @@ import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
 import { betaFeatures, findSchoolById } from '../../src/domain/school/schools.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
+import { HOUR, SECOND } from '../support/clock.ts';
 import { type Browser, obtainCode, obtainTokens, tokenRequest } from '../support/oauth-flow.ts';
 import { createWorld, type World } from '../support/world.ts';
 import { assertPageHeaders, csrfOf, locationOf, signedIn, submit, userinfoStatus } from './pages-support.ts';
@@ -428,15 +429,13 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
       };
       assert.equal((await refresh(secret)).status, 200);
       assert.equal((await refresh(newSecret)).status, 200);
-      await t.runtime.db
-        .updateTable('oauth_clients')
-        .set({ previous_secret_expires_at: new Date(Date.now() - 1000).toISOString() })
-        .where('id', '=', clientId)
-        .execute();
-      const old = await refresh(secret);
-      assert.equal(old.status, 401);
-      assert.equal((await old.json()).error, 'invalid_client');
-      assert.equal((await refresh(newSecret)).status, 200);
+      // A second after the default 24-hour overlap, only the new secret authenticates.
+      await t.clock.travel(24 * HOUR + SECOND, async () => {
+        const old = await refresh(secret);
+        assert.equal(old.status, 401);
+        assert.equal((await old.json()).error, 'invalid_client');
+        assert.equal((await refresh(newSecret)).status, 200);
+      });
     });
 
     it('a public app has no secret to rotate', async () => {

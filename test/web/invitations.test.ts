@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { INVITATION_LIFETIME_SECONDS } from '../../src/domain/school/invitations.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
-import { isoIn } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { SECOND } from '../support/clock.ts';
 import { Browser, formFields } from '../support/oauth-flow.ts';
 import { assertPageHeaders, csrfOf, locationOf, signedIn, submit } from './pages-support.ts';
 
@@ -279,12 +280,8 @@ describe('invitation pages (issue #16)', () => {
       });
       assert.equal(forgedPost.status, 404);
       const path = await inviteByPage(owner, 'expired@example.com', ['student']);
-      await t.runtime.db
-        .updateTable('invitations')
-        .set({ expires_at: isoIn(-1) })
-        .where('email', '=', 'expired@example.com')
-        .execute();
-      const res = await t.request(path);
+      // A lifetime and a second later the link has expired.
+      const res = await t.clock.travel((INVITATION_LIFETIME_SECONDS + 1) * SECOND, () => t.request(path));
       assert.equal(res.status, 410);
       assert.match(await res.text(), /has expired/);
     });

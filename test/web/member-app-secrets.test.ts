@@ -10,7 +10,9 @@ import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
 import { findSchoolBySubdomain, setBetaFeature } from '../../src/domain/school/schools.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
+import { FLASH_SECONDS } from '../../src/http/flash.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
+import { HOUR, SECOND } from '../support/clock.ts';
 import { createLoggedTestApp, type LoggedTestApp } from '../support/logged-app.ts';
 import { type Browser, obtainCode, tokenRequest } from '../support/oauth-flow.ts';
 import { assertPageHeaders, locationOf, signedIn, submit } from './pages-support.ts';
@@ -102,12 +104,8 @@ describe('member-app secrets: shown once, rotated with an overlap (issue #16)', 
       ? form('/api/oauth/introspect', { token }, basic(clientId, secret))
       : form('/api/oauth/introspect', { token, client_id: clientId, client_secret: secret });
 
-  const expireOverlap = (clientId: string) =>
-    t.runtime.db
-      .updateTable('oauth_clients')
-      .set({ previous_secret_expires_at: new Date(Date.now() - 1000).toISOString() })
-      .where('id', '=', clientId)
-      .execute();
+  /** Runs `work` a second after the default 24-hour overlap has ended. */
+  const afterOverlap = <T>(work: () => Promise<T>) => t.clock.travel(24 * HOUR + SECOND, work);
 
   it('during the overlap both secrets authenticate at token, introspection and revocation; after it only the new one', async () => {
     const { clientId, secret: oldSecret } = await createConfidential(owner, demo, 'Overlap App');
@@ -117,7 +115,7 @@ describe('member-app secrets: shown once, rotated with an overlap (issue #16)', 
     // The page states until when the previous secret works: 24 hours from now by default.
     const until = /The previous one keeps working until <time datetime="([^"]+)">/.exec(html)?.[1];
     assert.ok(until);
-    const hours = (Date.parse(until) - Date.now()) / 3_600_000;
+    const hours = (Date.parse(until) - t.clock.now()) / 3_600_000;
     assert.ok(hours > 23.9 && hours <= 24, `overlap ${hours} h`);
     const appPage = await (await owner.request(`/admin/${demo}/apps/${clientId}`)).text();
     assert.ok(appPage.includes(`The previous secret keeps working until <time datetime="${until}">`));
@@ -133,35 +131,44 @@ describe('member-app secrets: shown once, rotated with an overlap (issue #16)', 
     }
     const second = await tokensFor(clientId, oldSecret);
 
-    await expireOverlap(clientId);
-    for (const how of ['basic', 'body'] as const) {
-      const old = await introspect(clientId, oldSecret, tokens.access_token, how);
-      assert.equal(old.status, 401, how);
-      assert.equal((await old.json()).error, 'invalid_client');
-    }
-    const refreshOld = await tokenRequest(t, {
-      grant_type: 'refresh_token',
-      refresh_token: second.refresh_token,
-      client_id: clientId,
-      client_secret: oldSecret,
+    await afterOverlap(async () => {
+      for (const how of ['basic', 'body'] as const) {
+        const old = await introspect(clientId, oldSecret, tokens.access_token, how);
+        assert.equal(old.status, 401, how);
+        assert.equal((await old.json()).error, 'invalid_client');
+      }
+      const refreshOld = await tokenRequest(t, {
+        grant_type: 'refresh_token',
+        refresh_token: second.refresh_token,
+        client_id: clientId,
+        client_secret: oldSecret,
+      });
+      assert.equal(refreshOld.status, 401);
+      assert.equal((await refreshOld.json()).error, 'invalid_client');
+      const revokeOld = await form(
+        '/api/oauth/revoke',
+        { token: second.refresh_token },
+        basic(clientId, oldSecret),
+      );
+      assert.equal(revokeOld.status, 401);
+      assert.match(revokeOld.headers.get('www-authenticate') ?? '', /^Basic realm="Lectern"/);
+      const revokeNew = await form(
+        '/api/oauth/revoke',
+        { token: second.refresh_token },
+        basic(clientId, newSecret),
+      );
+      assert.equal(revokeNew.status, 200);
+      // A day on, the owner's browser session has gone idle: they sign in again to look (which
+      // also clears their sessions that are dead at that instant, the shared one included).
+      const later = await signedIn(t, 'owner@example.com');
+      const page = await later.request(`/admin/${demo}/apps/${clientId}`);
+      assert.equal(page.status, 200);
+      assert.ok(
+        !(await page.text()).includes('The previous secret keeps working'),
+        'an ended overlap is not shown',
+      );
     });
-    assert.equal(refreshOld.status, 401);
-    assert.equal((await refreshOld.json()).error, 'invalid_client');
-    const revokeOld = await form(
-      '/api/oauth/revoke',
-      { token: second.refresh_token },
-      basic(clientId, oldSecret),
-    );
-    assert.equal(revokeOld.status, 401);
-    assert.match(revokeOld.headers.get('www-authenticate') ?? '', /^Basic realm="Lectern"/);
-    const revokeNew = await form(
-      '/api/oauth/revoke',
-      { token: second.refresh_token },
-      basic(clientId, newSecret),
-    );
-    assert.equal(revokeNew.status, 200);
-    const page = await (await owner.request(`/admin/${demo}/apps/${clientId}`)).text();
-    assert.ok(!page.includes('The previous secret keeps working'), 'an ended overlap is not shown');
+    owner = await signedIn(t, 'owner@example.com');
   });
 
   it('rotating again during an overlap ends the oldest secret at once', async () => {
@@ -207,11 +214,7 @@ describe('member-app secrets: shown once, rotated with an overlap (issue #16)', 
       `/admin/${demo}/apps/${clientId}/rotate-secret`,
       {},
     );
-    await t.runtime.db
-      .updateTable('session_flashes')
-      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
-      .execute();
-    const late = await owner.request(location);
+    const late = await t.clock.travel((FLASH_SECONDS + 1) * SECOND, () => owner.request(location));
     assert.equal(late.status, 410);
     assertPageHeaders(late);
     assert.match(await late.text(), /rotate the secret on the app/);

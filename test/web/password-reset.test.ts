@@ -3,10 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { DEMO_MEMBER_APP_ID, DEMO_PASSWORD, seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { ensureMembership } from '../../src/domain/school/memberships.ts';
-import { createPasswordReset, purgePasswordResets } from '../../src/domain/school/password-resets.ts';
+import {
+  createPasswordReset,
+  PASSWORD_RESET_SECONDS,
+  purgePasswordResets,
+} from '../../src/domain/school/password-resets.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { ACCOUNT_FAILURE_LIMIT } from '../../src/web/login.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
+import { HOUR, SECOND } from '../support/clock.ts';
 import { createLoggedTestApp, type LoggedTestApp } from '../support/logged-app.ts';
 import { Browser, formFields, obtainTokens, signIn } from '../support/oauth-flow.ts';
 import { linkIn, type ReceivedMail, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
@@ -202,7 +207,10 @@ describe('password reset from /login (issue #16)', () => {
       assert.match(await res.text(), /not valid/);
     }
     const user = await findUserByEmail(t.runtime.db, 'other-lecturer@example.com');
-    const expired = await createPasswordReset(t.runtime.db, user!.id, Date.now() - 3601_000);
+    // Asked for an hour and a second ago.
+    const expired = await t.clock.travel(-(PASSWORD_RESET_SECONDS + 1) * SECOND, () =>
+      createPasswordReset(t.runtime.db, user!.id),
+    );
     const res = await t.request(`/password-reset/${expired}`);
     assert.equal(res.status, 410);
     // Submitting to a forged link is refused the same way (with a valid CSRF token).
@@ -280,8 +288,9 @@ describe('password reset from /login (issue #16)', () => {
 
   it('housekeeping deletes links a day after they expired, and keeps the others', async () => {
     const user = await findUserByEmail(t.runtime.db, 'owner@example.com');
-    const old = await createPasswordReset(t.runtime.db, user!.id, Date.now() - 26 * 3600_000);
-    const recent = await createPasswordReset(t.runtime.db, user!.id, Date.now() - 2 * 3600_000);
+    const askedAgo = (ms: number) => t.clock.travel(-ms, () => createPasswordReset(t.runtime.db, user!.id));
+    const old = await askedAgo(26 * HOUR);
+    const recent = await askedAgo(2 * HOUR);
     assert.ok((await purgePasswordResets(t.runtime.db)) >= 1);
     const left = new Set(
       (await t.runtime.db.selectFrom('password_resets').select('token_hash').execute()).map(

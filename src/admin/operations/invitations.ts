@@ -4,18 +4,18 @@
  * only on create and resend, and never in a stored Idempotency-Key replay (`once`).
  */
 import { z } from 'zod';
-import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import {
   getInvitation,
   INVITATION_STATUSES,
   type Invitation,
+  InvitationFields,
   listInvitations,
 } from '../../domain/school/invitations.ts';
 import { ROLES } from '../../domain/school/roles.ts';
 import { defineOperation } from '../define-operation.ts';
 import { actionScope, type Delivery, invite, resend, revoke } from '../member-actions.ts';
-import { Email, Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
+import { bodyOf, Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
 
 export const InvitationSchema = named(
   'Invitation',
@@ -80,15 +80,7 @@ export const inviteOperation = defineOperation({
   method: 'POST',
   path: '/api/v1/members',
   input: {
-    body: z.strictObject({
-      email: Email,
-      roles: z.array(z.enum(ROLES)).min(1).max(4),
-      name: Text(120)
-        .optional()
-        .describe(
-          'Accepted for compatibility and ignored: the person chooses their own name when they join.',
-        ),
-    }),
+    body: bodyOf(InvitationFields),
   },
   output: InvitationSchema,
   status: 201,

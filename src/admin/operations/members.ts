@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { mapPage } from '../../domain/kernel/pagination.ts';
-import { getMember, listMembers, type Member } from '../../domain/school/members-admin.ts';
+import { getMember, listMembers, type Member, MemberFields } from '../../domain/school/members-admin.ts';
 import { ROLES } from '../../domain/school/roles.ts';
 import { defineOperation } from '../define-operation.ts';
 import { actionScope, changeRoles, remove } from '../member-actions.ts';
-import { Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
+import { bodyOf, Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
 import { invitationOperations, inviteOperation } from './invitations.ts';
 
 const MemberSchema = named(
@@ -23,7 +23,6 @@ const MemberSchema = named(
   'A person with roles at the school.',
 );
 const present = (m: Member) => toSnake(m);
-const Roles = z.array(z.enum(ROLES)).min(1).max(4);
 const ById = z.strictObject({ member_id: Id });
 const example = {
   id: 'mem_01jf3k6m2v8w9x0y1z2a3b4c5d',
@@ -91,7 +90,7 @@ export const memberOperations = [
     scope: 'members:write',
     method: 'PATCH',
     path: '/api/v1/members/{member_id}',
-    input: { params: ById, body: z.strictObject({ roles: Roles }) },
+    input: { params: ById, body: bodyOf(MemberFields) },
     output: MemberSchema,
     etag: true,
     current: get.handler,

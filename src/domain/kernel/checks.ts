@@ -2,7 +2,6 @@ import { PostgresAdapter, sql } from 'kysely';
 import { z } from 'zod';
 import { type FieldError, type ProblemError, problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
-import { Text } from './fields.ts';
 import { parseFields } from './parse.ts';
 
 export { MAX_AMOUNT, MAX_COUNT, toIsoTimestamp } from './fields.ts';
@@ -28,14 +27,6 @@ export class Checks {
   rule<T>(field: string, rule: z.ZodType<T>, value: unknown, fallback: T): T {
     const parsed = this.parse(z.object({ [field]: rule }), { [field]: value });
     return field in parsed ? (parsed[field] as T) : fallback;
-  }
-
-  /**
-   * A trimmed, non-empty string of at most `max` characters. Kept for members-admin.ts until its
-   * invitation input has its own fields (being rebuilt on another branch).
-   */
-  text(field: string, value: unknown, max = 200): string {
-    return this.rule(field, Text(max), value, '');
   }
 
   /** Records a failure found by the caller. */

@@ -5,20 +5,21 @@
  * email). What the inviter learns never depends on whether the email has an account elsewhere.
  */
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { newId } from '../../crypto/ids.ts';
-import { randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
+import { isTokenShaped, randomToken, safeEqual, sha256 } from '../../crypto/tokens.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
 import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
-import { Checks, withTransaction } from '../kernel/checks.ts';
-import { Email } from '../kernel/fields.ts';
+import { parseValid, withTransaction } from '../kernel/checks.ts';
+import { Email, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { InvitationsTable } from '../kernel/tables.ts';
-import { checkRoles, lockSchool } from './members-admin.ts';
+import { lockSchool } from './members-admin.ts';
 import { addRoles } from './memberships.ts';
-import { parseRoles, type Role, serializeRoles } from './roles.ts';
+import { canonicalRoles, parseRoles, type Role, RoleList, serializeRoles } from './roles.ts';
 import { createUser, normalizeEmail } from './users.ts';
 
 /** An invitation's link works for 7 days (README, docs/decisions.md); resending starts a new 7 days. */
@@ -40,6 +41,20 @@ export interface Invitation {
   createdAt: string;
   updatedAt: string;
 }
+
+/**
+ * What an invitation is made of: the person's email and the roles they get on accepting. `name`
+ * is still accepted (the admin API took it before invitations) and ignored: the person chooses
+ * their own name when they join. `members.invite`'s body derives from these fields.
+ */
+export const InvitationFields = z.object({
+  email: Email,
+  roles: RoleList,
+  name: Text(120)
+    .optional()
+    .describe('Accepted for compatibility and ignored: the person chooses their own name when they join.'),
+});
+export type InvitationInput = z.input<typeof InvitationFields>;
 
 /** A new or resent invitation and its link's token: shown once, stored only as a hash. */
 export interface IssuedInvitation {
@@ -146,13 +161,11 @@ async function refuseDuplicate(tx: Tx, schoolId: string, email: string): Promise
 export async function createInvitation(
   db: Db | Tx,
   schoolId: string,
-  input: { email: string; roles: readonly Role[]; invitedByUserId: string | null },
+  input: InvitationInput & { invitedByUserId: string | null },
 ): Promise<IssuedInvitation> {
-  const c = new Checks();
-  const email = typeof input.email === 'string' ? normalizeEmail(input.email) : '';
-  if (!Email.safeParse(email).success) c.fail('email', 'must be an email address');
-  const roles = checkRoles(c, input.roles);
-  c.done();
+  const parsed = parseValid(InvitationFields, input);
+  const email = normalizeEmail(parsed.email);
+  const roles = canonicalRoles(parsed.roles);
   return withTransaction(db, async (tx) => {
     // One invitation per person at a time, even for concurrent invites (the school row's lock).
     await lockSchool(tx, schoolId);
@@ -241,15 +254,12 @@ export interface InvitationByToken {
   readonly accountExists: boolean;
 }
 
-// Tokens are 32 random bytes, base64url: anything else is not ours and needs no lookup.
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
 /** The invitation a link's token names, or undefined for a token that was never issued (or replaced). */
 export async function findInvitationByToken(
   db: Db | Tx,
   token: string,
 ): Promise<InvitationByToken | undefined> {
-  if (!TOKEN_PATTERN.test(token)) return undefined;
+  if (!isTokenShaped(token)) return undefined;
   const hash = sha256(token);
   const row = await db
     .selectFrom('invitations')

@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { problem, problems } from '../../errors/problem-error.ts';
 import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
-import { Checks, withTransaction } from '../kernel/checks.ts';
+import { parseValid, withTransaction } from '../kernel/checks.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
-import { parseRoles, ROLES, type Role, serializeRoles } from './roles.ts';
+import { canonicalRoles, parseRoles, type Role, RoleList, serializeRoles } from './roles.ts';
 
 /** A person's membership at the school, with who they are. */
 export interface Member {
@@ -92,14 +93,12 @@ export async function getMember(db: Db | Tx, schoolId: string, id: string): Prom
   return toMember(row);
 }
 
-/** The roles of a request: a non-empty list of known roles (422 otherwise). */
-export function checkRoles(c: Checks, roles: unknown): Role[] {
-  if (!Array.isArray(roles) || roles.length === 0 || roles.some((r) => !ROLES.includes(r))) {
-    c.fail('roles', `must be a non-empty list of ${ROLES.join(', ')}`);
-    return [];
-  }
-  return parseRoles(JSON.stringify(roles));
-}
+/**
+ * What an operator sets on a member: only the roles (the person owns their name and email). The
+ * admin API's `members.update` body derives from it (admin/operations/members.ts).
+ */
+export const MemberFields = z.object({ roles: RoleList });
+export type MemberInput = z.input<typeof MemberFields>;
 
 // Serialises role changes per school: on PostgreSQL this takes the school row's lock, so two
 // concurrent demotions cannot both see "another owner remains" (SQLite writes are serial anyway).
@@ -129,11 +128,9 @@ export async function changeMemberRoles(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  roles: readonly Role[],
+  input: MemberInput,
 ): Promise<Member> {
-  const c = new Checks();
-  const next = checkRoles(c, roles);
-  c.done();
+  const next = canonicalRoles(parseValid(MemberFields, input).roles);
   return withTransaction(db, async (tx) => {
     await lockSchool(tx, schoolId);
     const current = await getMember(tx, schoolId, id);

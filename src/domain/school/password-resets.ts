@@ -3,7 +3,7 @@
  * valid for one hour and once. Users are not school-owned, so these functions take a user, not a
  * school; nothing here reveals whether an email has an account (the page answers the same).
  */
-import { randomToken, sha256 } from '../../crypto/tokens.ts';
+import { isTokenShaped, randomToken, sha256 } from '../../crypto/tokens.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 
@@ -11,8 +11,9 @@ import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 export const PASSWORD_RESET_SECONDS = 3600;
 
 /** Stores a new reset token for the user and returns it (the only time it exists in clear). */
-export async function createPasswordReset(db: Db | Tx, userId: string, now = nowMs()): Promise<string> {
+export async function createPasswordReset(db: Db | Tx, userId: string): Promise<string> {
   const token = randomToken(32);
+  const now = nowMs();
   await db
     .insertInto('password_resets')
     .values({
@@ -29,26 +30,19 @@ export async function createPasswordReset(db: Db | Tx, userId: string, now = now
 /** What a presented token is: usable (with its user), spent or expired, or unknown. */
 export type ResetTokenState = { state: 'usable'; userId: string } | { state: 'spent' } | { state: 'unknown' };
 
-// A token is a 43-character base64url string; anything else cannot be one of ours.
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
-
 /**
  * Looks a token up without consuming it (the page that asks for the new password). The lookup
  * is by the token's hash, an exact index match: no comparison of secrets happens in this process.
  */
-export async function inspectPasswordReset(
-  db: Db | Tx,
-  token: string,
-  now = nowMs(),
-): Promise<ResetTokenState> {
-  if (!TOKEN_SHAPE.test(token)) return { state: 'unknown' };
+export async function inspectPasswordReset(db: Db | Tx, token: string): Promise<ResetTokenState> {
+  if (!isTokenShaped(token)) return { state: 'unknown' };
   const row = await db
     .selectFrom('password_resets')
     .select(['user_id', 'expires_at', 'used_at'])
     .where('token_hash', '=', sha256(token))
     .executeTakeFirst();
   if (!row) return { state: 'unknown' };
-  if (row.used_at !== null || row.expires_at <= isoNow(now)) return { state: 'spent' };
+  if (row.used_at !== null || row.expires_at <= isoNow()) return { state: 'spent' };
   return { state: 'usable', userId: row.user_id };
 }
 
@@ -57,13 +51,9 @@ export async function inspectPasswordReset(
  * one changes a row. Returns the user on success, else undefined. Every other open link of the
  * same user is spent too: a reset ends what earlier requests started.
  */
-export async function consumePasswordReset(
-  db: Db | Tx,
-  token: string,
-  now = nowMs(),
-): Promise<string | undefined> {
-  if (!TOKEN_SHAPE.test(token)) return undefined;
-  const at = isoNow(now);
+export async function consumePasswordReset(db: Db | Tx, token: string): Promise<string | undefined> {
+  if (!isTokenShaped(token)) return undefined;
+  const at = isoNow();
   const hash = sha256(token);
   const result = await db
     .updateTable('password_resets')

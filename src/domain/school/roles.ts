@@ -1,6 +1,20 @@
+import { z } from 'zod';
+import { worded } from '../kernel/fields.ts';
+
 /** Roles a person can hold at a school (product.md §2). */
 export const ROLES = ['owner', 'admin', 'lecturer', 'student'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** The roles an operator gives a person: a non-empty list of known roles (at most all four). */
+export const RoleList = worded(
+  z.array(z.enum(ROLES)).min(1).max(ROLES.length),
+  `must be a non-empty list of ${ROLES.join(', ')}`,
+);
+
+/** A parsed role list in canonical order, each role once (what the roles column holds). */
+export function canonicalRoles(roles: readonly Role[]): Role[] {
+  return ROLES.filter((r) => roles.includes(r));
+}
 
 /** Owners and admins are operators of the school. */
 export function isOperator(roles: readonly string[]): boolean {

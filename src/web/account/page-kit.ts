@@ -65,6 +65,22 @@ export function csrfField(viewer: Viewer): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}">`;
 }
 
+/**
+ * The form of a page that asks before destroying something (a grant, an app, a membership): one
+ * danger button that POSTs, with the CSRF field and any `hidden` values, and a way back.
+ */
+export function confirmForm(
+  viewer: Viewer,
+  action: string,
+  button: string,
+  cancelHref: string,
+  hidden: Readonly<Record<string, string>> = {},
+): Html {
+  return html`<form method="post" action="${action}">${csrfField(viewer)}
+${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<div class="actions start"><button class="danger" type="submit">${button}</button>
+<a href="${cancelHref}">Cancel</a></div></form>`;
+}
+
 /** A link of the top navigation. */
 export interface NavLink {
   readonly href: string;

@@ -12,7 +12,7 @@ import { type Connection, listUserConnections, revokeOwnConnection } from '../..
 import { describeScope } from '../../oauth/scopes.ts';
 import type { Html } from '../layout.ts';
 import {
-  csrfField,
+  confirmForm,
   notice,
   readForm,
   requireViewer,
@@ -87,10 +87,7 @@ function disconnectPage(viewer: Viewer, conn: Connection): Html {
 ${notice('warning', `${conn.clientName} stops acting for you at ${conn.schoolName} at once: its tokens stop working. You can connect it again later.`)}
 <h2>What it can do now</h2>
 <ul class="scopes">${conn.scopes.map((s) => html`<li>${describeScope(s)}</li>`)}</ul>
-<form method="post" action="/account/connections/revoke">${csrfField(viewer)}
-<input type="hidden" name="grant" value="${conn.key}">
-<div class="actions start"><button class="danger" type="submit">Disconnect</button>
-<a href="/account">Cancel</a></div></form>`;
+${confirmForm(viewer, '/account/connections/revoke', 'Disconnect', '/account', { grant: conn.key })}`;
 }
 
 /** The account page, and its revoke action behind a confirmation page. */

@@ -11,9 +11,9 @@ import { setUserPasswordHash, updateUserName } from '../../domain/school/users.t
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { logSecurityEvent } from '../../http/security-log.ts';
 import { countOtherSessions, endUserSessions } from '../../http/sessions.ts';
+import { minutes } from '../error-page.ts';
 import { passwordChangedMail, sendInBackground } from '../recovery/mails.ts';
 import { checkNewPassword } from '../recovery/password-rules.ts';
-import { minutes } from '../recovery/views.ts';
 import { type NavLink, readForm, requireViewer, sendAreaPage, type Viewer } from './page-kit.ts';
 import { type SettingsError, settingsPage } from './settings-views.ts';
 

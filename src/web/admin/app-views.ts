@@ -7,7 +7,7 @@ import {
   type MemberAppErrors,
 } from '../../oauth/member-apps.ts';
 import { describeScope } from '../../oauth/scopes.ts';
-import { csrfField, notice, when } from '../account/page-kit.ts';
+import { confirmForm, csrfField, notice, when } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 import { doneNotice, scopeList } from './views.ts';
@@ -212,7 +212,5 @@ export function deleteAppPage(area: Area, app: MemberApp, connections: number): 
   return html`${areaNav(area, 'apps')}
 <h1>Delete ${app.name}?</h1>
 ${notice('warning', html`This removes the app and revokes its ${connections} active ${connections === 1 ? 'connection' : 'connections'}: their tokens stop working at once. The client ID <code>${app.clientId}</code> can never be used again.`)}
-<form method="post" action="${appPath(area, app, '/delete')}">${csrfField(area.viewer)}
-<div class="actions start"><button class="danger" type="submit">Delete app</button>
-<a href="${appPath(area, app)}">Cancel</a></div></form>`;
+${confirmForm(area.viewer, appPath(area, app, '/delete'), 'Delete app', appPath(area, app))}`;
 }

@@ -18,8 +18,8 @@ import {
   sendAreaPage,
   when,
 } from '../account/page-kit.ts';
+import { minutes } from '../error-page.ts';
 import type { Html } from '../layout.ts';
-import { minutes } from '../recovery/views.ts';
 import { type Area, areaNav, areaPath, requireOperator } from './area.ts';
 
 const DONE: Record<string, string> = {

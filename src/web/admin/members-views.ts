@@ -3,7 +3,7 @@ import { html } from 'hono/html';
 import type { Invitation } from '../../domain/school/invitations.ts';
 import type { Member } from '../../domain/school/members-admin.ts';
 import { ROLES, type Role } from '../../domain/school/roles.ts';
-import { csrfField, notice, when } from '../account/page-kit.ts';
+import { confirmForm, csrfField, notice, when } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 
@@ -130,9 +130,5 @@ export function removeMemberPage(area: Area, m: Member): Html {
 <h1>Remove ${m.name}?</h1>
 <p><strong>${m.email}</strong> will lose their roles (${m.roles.join(', ')}) at ${area.school.name}, and every
 token they hold for this school stops working at once. Their account itself stays.</p>
-<form method="post" action="${membersPath(area, `/${encodeURIComponent(m.id)}/remove`)}">
-${csrfField(area.viewer)}
-<div class="actions start"><button class="danger" type="submit">Remove ${m.email}</button>
-<a href="${membersPath(area)}">Cancel</a></div>
-</form>`;
+${confirmForm(area.viewer, membersPath(area, `/${encodeURIComponent(m.id)}/remove`), `Remove ${m.email}`, membersPath(area))}`;
 }

@@ -5,7 +5,7 @@ import type { Connection } from '../../oauth/connected-apps.ts';
 import { isConsoleClient } from '../../oauth/console-clients.ts';
 import { describeScope } from '../../oauth/scopes.ts';
 import type { ClientKind } from '../../oauth/tables.ts';
-import { csrfField, notice, when } from '../account/page-kit.ts';
+import { confirmForm, csrfField, notice, when } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 
@@ -127,10 +127,7 @@ export function revokeConnectionPage(area: Area, conn: Connection): Html {
 ${notice('warning', html`${conn.clientName} stops acting for ${conn.userName} (${conn.userEmail}) at ${area.school.name} at once: its tokens stop working, and ${conn.userName} must approve it again to reconnect.`)}
 <h2>Access that ends</h2>
 ${scopeList(conn.scopes)}
-<form method="post" action="${areaPath(area.school.id, '/connected/revoke')}">${csrfField(area.viewer)}
-<input type="hidden" name="grant" value="${conn.key}">
-<div class="actions start"><button class="danger" type="submit">Revoke access</button>
-<a href="${areaPath(area.school.id, '/connected')}">Cancel</a></div></form>`;
+${confirmForm(area.viewer, areaPath(area.school.id, '/connected/revoke'), 'Revoke access', areaPath(area.school.id, '/connected'), { grant: conn.key })}`;
 }
 
 /** The school picker shown at `/admin` to an operator of several schools. */

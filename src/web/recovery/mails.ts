@@ -3,10 +3,10 @@
  * notice, each plain text plus HTML, signed with the school's name when the person belongs to
  * exactly one school (else "Lectern": a person of two schools is not one school's).
  */
-import { html } from 'hono/html';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import type { User } from '../../domain/school/users.ts';
 import type { AppContext } from '../../http/context.ts';
+import { composeMail } from '../../mail/compose.ts';
 import type { MailMessage } from '../../mail/mailer.ts';
 
 /** The name an account email is sent in. */
@@ -15,23 +15,10 @@ export async function senderName(ctx: AppContext, userId: string): Promise<strin
   return schools.length === 1 ? schools[0].schoolName : 'Lectern';
 }
 
-async function compose(
-  to: string,
-  fromName: string,
-  subject: string,
-  paragraphs: ReadonlyArray<{ text: string; link?: string }>,
-): Promise<MailMessage> {
-  const text = paragraphs.map((p) => (p.link ? `${p.text}\n${p.link}` : p.text)).join('\n\n');
-  const body = await html`<!doctype html><html lang="en"><body>
-${paragraphs.map((p) => html`<p>${p.text}${p.link ? html`<br><a href="${p.link}">${p.link}</a>` : ''}</p>`)}
-</body></html>`;
-  return { to, fromName, subject, text: `${text}\n`, html: body.toString() };
-}
-
 /** The reset link's email. */
 export async function resetMail(ctx: AppContext, user: User, link: string): Promise<MailMessage> {
   const from = await senderName(ctx, user.id);
-  return compose(user.email, from, `Reset your ${from} password`, [
+  return composeMail(user.email, from, `Reset your ${from} password`, [
     { text: `Hello ${user.name},` },
     {
       text: `Someone asked to reset the password of your ${from} account. To choose a new password, open this link within one hour:`,
@@ -48,7 +35,7 @@ export async function passwordChangedMail(ctx: AppContext, user: User): Promise<
   const from = await senderName(ctx, user.id);
   const signIn = new URL('/login', ctx.config.baseUrl).toString();
   const reset = new URL('/password-reset', ctx.config.baseUrl).toString();
-  return compose(user.email, from, `Your ${from} password was changed`, [
+  return composeMail(user.email, from, `Your ${from} password was changed`, [
     { text: `Hello ${user.name},` },
     {
       text: `The password of your ${from} account (${user.email}) was just changed. You can sign in with the new one:`,

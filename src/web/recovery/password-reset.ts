@@ -27,10 +27,10 @@ import type { ThrottleRule } from '../../http/throttle.ts';
 import { isFormRequest } from '../../oauth/form-body.ts';
 import { revokeAllGrantsOfUser } from '../../oauth/grants.ts';
 import { inTransaction } from '../../store/database.ts';
-import { errorPage } from '../error-page.ts';
+import { errorPage, slowDownPage } from '../error-page.ts';
 import { passwordChangedMail, resetMail, sendInBackground } from './mails.ts';
 import { checkNewPassword } from './password-rules.ts';
-import { deadLinkPage, donePage, newPasswordPage, requestPage, sentPage, slowDownPage } from './views.ts';
+import { deadLinkPage, donePage, newPasswordPage, requestPage, sentPage } from './views.ts';
 
 // Reset mails per account per hour, and requests or link uses per client address per 15 minutes.
 const ACCOUNT_REQUESTS = 3;

@@ -7,15 +7,10 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { MIN_PASSWORD_LENGTH } from '../../crypto/passwords.ts';
 import { CSRF_FIELD } from '../../http/sessions.ts';
-import { type Html, sendPage } from '../layout.ts';
+import { minutes } from '../error-page.ts';
+import { sendPage } from '../layout.ts';
 
 const FORM_ONLY_HERE = { formAction: ["'self'"] };
-
-/** "7 minutes", "1 minute": a wait rounded up to whole minutes. */
-export function minutes(seconds: number): string {
-  const n = Math.max(1, Math.ceil(seconds / 60));
-  return `${n} minute${n === 1 ? '' : 's'}`;
-}
 
 const errorNotice = (id: string, error?: string) =>
   error ? html`<div class="notice error" role="alert" id="${id}"><p>${error}</p></div>` : '';
@@ -109,24 +104,6 @@ export function donePage(c: Context): Promise<Response> {
     html`<h1>Password changed</h1>
 <div class="notice success" role="status"><p>Your new password is set. You were signed out everywhere, and any lock on your account was lifted.</p></div>
 <p><a href="/login">Sign in with your new password</a></p>`,
-  );
-}
-
-/** Too many requests of a recovery form. */
-export function slowDownPage(
-  c: Context,
-  wait: number,
-  what: string,
-  back: Html | string = '',
-): Promise<Response> {
-  return sendPage(
-    c,
-    429,
-    'Too many attempts',
-    html`<h1>Too many attempts</h1>
-<div class="notice error" role="alert"><p>${what} Try again in ${minutes(wait)}.</p></div>
-${back}`,
-    { headers: { 'Retry-After': String(wait) } },
   );
 }
 
