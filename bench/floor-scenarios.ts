@@ -9,9 +9,16 @@ import { startFloor } from './servers.ts';
  * check, database or middleware. No goals of their own; they bound what the issue #4 and #6
  * scenarios can reach on this stack.
  */
-function floorScenario(name: string, path: string, headers: Record<string, string>, body: string): Scenario {
+function floorScenario(
+  name: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  goal?: number,
+): Scenario {
   return {
     name,
+    goal,
     async run() {
       const server = await startFloor();
       try {
@@ -47,6 +54,7 @@ export const floorScenarios: Scenario[] = [
     '/mcp',
     { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' },
     toolsCall(false),
+    0.5,
   ),
   floorScenario(
     'floor: MCP SDK alone, tools/call of a constant tool (2026-07-28)',
@@ -58,5 +66,6 @@ export const floorScenarios: Scenario[] = [
       'mcp-name': 'my_courses',
     },
     toolsCall(true),
+    0.5,
   ),
 ];
