@@ -31,7 +31,11 @@ const app = createApp(runtime);
 const base = 'http://127.0.0.1:1';
 const bearer = { authorization: `Bearer ${token}` };
 const json = { ...bearer, 'content-type': 'application/json' };
-const mcpHeaders = { ...json, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+const mcpHeaders = {
+  ...json,
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
 
 const paths: Record<string, () => Request> = {
   healthz: () => new Request(`${base}/healthz`),
