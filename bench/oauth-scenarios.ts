@@ -15,7 +15,7 @@ import { CONNECTIONS, DURATION_SECONDS, measure } from './measure.ts';
 import { type BenchServer, startLectern } from './servers.ts';
 
 const SCOPES = 'openid profile email account:read';
-const REDIRECT_URI = 'http://127.0.0.1/callback';
+export const REDIRECT_URI = 'http://127.0.0.1/callback';
 const CHUNK = 400;
 // Enough single-use codes for the warm-up and the run at a rate well above the goal.
 const CODE_POOL = (DURATION_SECONDS + 3) * 3000;
@@ -34,7 +34,11 @@ interface Prepared {
  * token functions, and a pool of codes whose expiry is pushed past the run (codes normally live
  * 60 s), written in bulk with their grants because the pool holds tens of thousands.
  */
-async function prepare(env: Record<string, string>, codes: number, refreshTokens: number): Promise<Prepared> {
+export async function prepareOAuthStore(
+  env: Record<string, string>,
+  codes: number,
+  refreshTokens: number,
+): Promise<Prepared> {
   const config = loadConfig(env);
   const db: Db = openDatabase(config.database);
   try {
@@ -118,7 +122,7 @@ async function startPrepared(
   let prepared: Prepared | undefined;
   const server = await startLectern({
     prepare: async (env) => {
-      prepared = await prepare(env, codes, refreshTokens);
+      prepared = await prepareOAuthStore(env, codes, refreshTokens);
     },
   });
   if (!prepared) throw new Error('bench store was not prepared');

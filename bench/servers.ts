@@ -85,7 +85,7 @@ export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 export const BENCH_ENGINE: 'sqlite' | 'postgres' = BENCH_DATABASE_URL ? 'postgres' : 'sqlite';
 
 /** A fresh database for one server: a SQLite file in `dataDir`, or its own PostgreSQL schema. */
-async function freshDatabase(dataDir: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshDatabase(dataDir: string): Promise<{ url: string; drop(): Promise<void> }> {
   if (!BENCH_DATABASE_URL) return { url: `file:${join(dataDir, 'lectern.sqlite')}`, drop: async () => {} };
   const schema = `bench_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: BENCH_DATABASE_URL });
