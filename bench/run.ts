@@ -75,10 +75,10 @@ async function main(): Promise<void> {
     const bad = r.figures.non2xx + r.figures.errors;
     const verdict = r.check
       ? `${bad > 0 ? `INVALID (${bad} non-2xx/errors) ` : ''}${r.check.met ? 'met' : 'MISSED'}: ${r.check.text}`
-      : r.goal === undefined
-        ? ''
-        : bad > 0
-          ? `INVALID (${bad} non-2xx/errors)`
+      : bad > 0
+        ? `INVALID (${bad} non-2xx/errors)`
+        : r.goal === undefined
+          ? ''
           : goalRatio >= r.goal
             ? 'met'
             : 'MISSED';

@@ -12,6 +12,8 @@ export interface BenchServer {
   readonly dataDir?: string;
   /** The server's process id (RSS is read from /proc). */
   readonly pid?: number;
+  /** The DATABASE_URL it serves (a second instance can share it). */
+  readonly databaseUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -111,11 +113,18 @@ export async function freshDatabase(dataDir: string): Promise<{ url: string; dro
  * starts).
  */
 export async function startLectern(
-  options: { prepare?: (env: Record<string, string>) => Promise<void>; env?: Record<string, string> } = {},
+  options: {
+    prepare?: (env: Record<string, string>) => Promise<void>;
+    env?: Record<string, string>;
+    /** Serve this database (another instance's) instead of a fresh one; it is not dropped on stop. */
+    databaseUrl?: string;
+  } = {},
 ): Promise<BenchServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'lectern-bench-'));
-  const database = await freshDatabase(dataDir);
+  const database = options.databaseUrl
+    ? { url: options.databaseUrl, drop: async () => {} }
+    : await freshDatabase(dataDir);
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -143,7 +152,7 @@ export async function startLectern(
     rmSync(dataDir, { recursive: true, force: true });
     void database.drop();
   };
-  return { url, dataDir, pid: child.pid, stop: stopper(child, cleanup) };
+  return { url, dataDir, pid: child.pid, databaseUrl: database.url, stop: stopper(child, cleanup) };
 }
 
 /** The peer (peer-server.ts): node-oidc-provider in memory, with tokens it minted for itself. */
