@@ -138,6 +138,8 @@ export async function startLectern(
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     NODE_ENV: 'development',
     SEED_DEMO: 'true',
+    // The V8 flag bin/lectern.js starts the server with; BENCH_NODE_OPTIONS tries others.
+    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '--max-semi-space-size=8',
     ...options.env,
   };
   const main = join(import.meta.dirname, '..', 'src', 'main.ts');
