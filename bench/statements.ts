@@ -36,8 +36,14 @@ const app = createApp(runtime);
 
 let count = 0;
 const query = pg.Client.prototype.query;
+// BENCH_SHOW_SQL=1 prints each statement's first words too.
+const show = process.env.BENCH_SHOW_SQL === '1';
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   count++;
+  if (show) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
+    console.log(`    ${String(text).replace(/\s+/g, ' ').slice(0, 110)}`);
+  }
   return (query as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof query;
 
