@@ -23,7 +23,8 @@ const a = await startLectern({
     token = await issueMemberToken(env, ['openid', 'profile', 'email', 'account:read']);
   },
 });
-const b = await startLectern({ databaseUrl: a.databaseUrl });
+// Behind one load balancer both instances have the same public URL (tokens are bound to it).
+const b = await startLectern({ databaseUrl: a.databaseUrl, env: { BASE_URL: a.url } });
 const targets = (url: string) => ({
   userinfo: { url: `${url}/api/oauth/userinfo`, headers: { authorization: `Bearer ${token}` } },
   graphql: {
