@@ -2,7 +2,7 @@ import { QUERY } from './account-scenarios.ts';
 import { toolsCall } from './mcp-scenarios.ts';
 import type { Scenario } from './measure.ts';
 import { measure } from './measure.ts';
-import { startFloor } from './servers.ts';
+import { BENCH_DATABASE_URL, startFloor } from './servers.ts';
 
 /**
  * The library floors (floor-server.ts): graphql-js and the MCP server SDK alone, with no token
@@ -42,7 +42,25 @@ const MCP_HEADERS = {
   accept: 'application/json, text/event-stream',
 };
 
+/** One PostgreSQL round trip per request (floor-server.ts GET /pg), on PostgreSQL runs only. */
+const postgresFloor: Scenario = {
+  name: 'floor: one PostgreSQL round trip per request (pg, select 1)',
+  async run() {
+    const server = await startFloor();
+    try {
+      const target = { url: `${server.url}/pg` };
+      const probe = await fetch(target.url);
+      if (probe.status !== 200) throw new Error(`probe answered ${probe.status}`);
+      await measure({ ...target, duration: 2 });
+      return { figures: await measure(target) };
+    } finally {
+      await server.stop();
+    }
+  },
+};
+
 export const floorScenarios: Scenario[] = [
+  ...(BENCH_DATABASE_URL ? [postgresFloor] : []),
   floorScenario(
     'floor: graphql-js alone, spec 2.5 query on in-memory data',
     '/graphql',
