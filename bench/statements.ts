@@ -18,6 +18,19 @@ import { BENCH_DATABASE_URL, freshDatabase } from './servers.ts';
 
 if (!BENCH_DATABASE_URL)
   throw new Error('statements.ts counts PostgreSQL round trips: set BENCH_DATABASE_URL');
+// Patched before any connection exists (database.ts binds each new client's query on connect).
+let count = 0;
+const query = pg.Client.prototype.query;
+// BENCH_SHOW_SQL=1 prints each statement's first words too.
+const show = process.env.BENCH_SHOW_SQL === '1';
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  count++;
+  if (show) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
+    console.log(`    ${String(text).replace(/\s+/g, ' ').slice(0, 110)}`);
+  }
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
 const dir = mkdtempSync(join(tmpdir(), 'lectern-statements-'));
 const database = await freshDatabase(dir);
 const base = 'http://127.0.0.1:1';
@@ -33,19 +46,6 @@ await seedDemoData(runtime.db);
 const prepared = await prepareOAuthStore(env, 3, 3);
 const token = await issueMemberToken(env, ['openid', 'profile', 'email', 'account:read']);
 const app = createApp(runtime);
-
-let count = 0;
-const query = pg.Client.prototype.query;
-// BENCH_SHOW_SQL=1 prints each statement's first words too.
-const show = process.env.BENCH_SHOW_SQL === '1';
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  count++;
-  if (show) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
-    console.log(`    ${String(text).replace(/\s+/g, ' ').slice(0, 110)}`);
-  }
-  return (query as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof query;
 
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
