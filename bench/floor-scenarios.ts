@@ -2,16 +2,23 @@ import { QUERY } from './account-scenarios.ts';
 import { toolsCall } from './mcp-scenarios.ts';
 import type { Scenario } from './measure.ts';
 import { measure } from './measure.ts';
-import { startFloor } from './servers.ts';
+import { BENCH_DATABASE_URL, startFloor } from './servers.ts';
 
 /**
  * The library floors (floor-server.ts): graphql-js and the MCP server SDK alone, with no token
  * check, database or middleware. No goals of their own; they bound what the issue #4 and #6
  * scenarios can reach on this stack.
  */
-function floorScenario(name: string, path: string, headers: Record<string, string>, body: string): Scenario {
+function floorScenario(
+  name: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  goal?: number,
+): Scenario {
   return {
     name,
+    goal,
     async run() {
       const server = await startFloor();
       try {
@@ -35,7 +42,25 @@ const MCP_HEADERS = {
   accept: 'application/json, text/event-stream',
 };
 
+/** One PostgreSQL round trip per request (floor-server.ts GET /pg), on PostgreSQL runs only. */
+const postgresFloor: Scenario = {
+  name: 'floor: one PostgreSQL round trip per request (pg, select 1)',
+  async run() {
+    const server = await startFloor();
+    try {
+      const target = { url: `${server.url}/pg` };
+      const probe = await fetch(target.url);
+      if (probe.status !== 200) throw new Error(`probe answered ${probe.status}`);
+      await measure({ ...target, duration: 2 });
+      return { figures: await measure(target) };
+    } finally {
+      await server.stop();
+    }
+  },
+};
+
 export const floorScenarios: Scenario[] = [
+  ...(BENCH_DATABASE_URL ? [postgresFloor] : []),
   floorScenario(
     'floor: graphql-js alone, spec 2.5 query on in-memory data',
     '/graphql',
@@ -47,6 +72,7 @@ export const floorScenarios: Scenario[] = [
     '/mcp',
     { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' },
     toolsCall(false),
+    0.5,
   ),
   floorScenario(
     'floor: MCP SDK alone, tools/call of a constant tool (2026-07-28)',
@@ -58,5 +84,6 @@ export const floorScenarios: Scenario[] = [
       'mcp-name': 'my_courses',
     },
     toolsCall(true),
+    0.5,
   ),
 ];

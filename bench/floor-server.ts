@@ -8,11 +8,14 @@
  *   document cached (as Lectern caches it).
  * - POST /mcp: the official MCP server SDK's handler answering tools/call of one tool that returns
  *   a constant, stateless, as Lectern serves it.
+ * - GET /pg (with BENCH_DATABASE_URL): one `select 1` through a pg pool of Lectern's size, the
+ *   cost of one PostgreSQL round trip; a path needing n of them cannot beat 1/n of this row.
  */
 import { serve } from '@hono/node-server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { buildSchema, type DocumentNode, execute, parse } from 'graphql';
 import { Hono } from 'hono';
+import pg from 'pg';
 import { z } from 'zod';
 
 const schema = buildSchema(`
@@ -63,6 +66,14 @@ const mcp = createMcpHandler(() => {
   return server;
 });
 app.post('/mcp', (c) => mcp.fetch(c.req.raw));
+
+if (process.env.BENCH_DATABASE_URL) {
+  const pool = new pg.Pool({ connectionString: process.env.BENCH_DATABASE_URL, max: 10 });
+  app.get('/pg', async (c) => {
+    const { rows } = await pool.query('select 1 as one');
+    return c.json(rows[0]);
+  });
+}
 
 serve({ fetch: app.fetch, hostname: '127.0.0.1', port: Number(process.argv[2] ?? 0) }, (info) => {
   console.log(`listening ${info.port}`);

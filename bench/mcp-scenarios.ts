@@ -62,7 +62,7 @@ function mcpScenario(modern: boolean): Scenario {
   const version = modern ? '2026-07-28' : '2025-11-25';
   return {
     name: `mcp tools/call my_courses (member ${version})`,
-    goal: 0.2,
+    goal: 0.15,
     async run() {
       let token = '';
       const server = await startLectern({

@@ -14,7 +14,10 @@ export interface Scenario {
   readonly goal?: number;
   /** When set, `goal` is a share of that scenario's req/s instead of the baseline's. */
   readonly goalRelativeTo?: string;
-  run(): Promise<{ figures: Figures; note?: string }>;
+  /** The peer row (node-oidc-provider) this scenario is compared with; the aim is 1.5× its req/s. */
+  readonly peer?: string;
+  /** `check`, when returned, replaces the ratio goal's verdict (the RSS row is judged in MB). */
+  run(): Promise<{ figures: Figures; note?: string; check?: { met: boolean; text: string } }>;
 }
 
 export const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10);

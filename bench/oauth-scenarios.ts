@@ -10,12 +10,12 @@ import { createGrant } from '../src/oauth/grants.ts';
 import { issueTokens } from '../src/oauth/tokens.ts';
 import { type Db, inTransaction, openDatabase, type Tx } from '../src/store/database.ts';
 import { isoIn, isoNow } from '../src/store/time.ts';
-import type { Scenario } from './measure.ts';
-import { DURATION_SECONDS, measure } from './measure.ts';
+import type { Figures, Scenario } from './measure.ts';
+import { CONNECTIONS, DURATION_SECONDS, measure } from './measure.ts';
 import { type BenchServer, startLectern } from './servers.ts';
 
 const SCOPES = 'openid profile email account:read';
-const REDIRECT_URI = 'http://127.0.0.1/callback';
+export const REDIRECT_URI = 'http://127.0.0.1/callback';
 const CHUNK = 400;
 // Enough single-use codes for the warm-up and the run at a rate well above the goal.
 const CODE_POOL = (DURATION_SECONDS + 3) * 3000;
@@ -34,7 +34,11 @@ interface Prepared {
  * token functions, and a pool of codes whose expiry is pushed past the run (codes normally live
  * 60 s), written in bulk with their grants because the pool holds tens of thousands.
  */
-async function prepare(env: Record<string, string>, codes: number, refreshTokens: number): Promise<Prepared> {
+export async function prepareOAuthStore(
+  env: Record<string, string>,
+  codes: number,
+  refreshTokens: number,
+): Promise<Prepared> {
   const config = loadConfig(env);
   const db: Db = openDatabase(config.database);
   try {
@@ -118,28 +122,70 @@ async function startPrepared(
   let prepared: Prepared | undefined;
   const server = await startLectern({
     prepare: async (env) => {
-      prepared = await prepare(env, codes, refreshTokens);
+      prepared = await prepareOAuthStore(env, codes, refreshTokens);
     },
   });
   if (!prepared) throw new Error('bench store was not prepared');
   return { server, prepared };
 }
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** Checks one request answers 200 before measuring, so a broken setup never shows as a figure. */
-async function probe(url: string, init: RequestInit, expect: (body: Record<string, unknown>) => boolean) {
+export async function probe(
+  url: string,
+  init: RequestInit,
+  expect: (body: Record<string, unknown>) => boolean,
+) {
   const res = await fetch(url, init);
   const body = (await res.json()) as Record<string, unknown>;
   if (res.status !== 200 || !expect(body))
     throw new Error(`probe answered ${res.status}: ${JSON.stringify(body)}`);
 }
 
-/** The three OAuth load scenarios of issue #3 with their goals (share of the baseline's req/s). */
+/**
+ * Refresh rotation under load at `url`: every refresh token is presented once, each response's
+ * new refresh token joining the queue the next request takes from (autocannon resets
+ * per-connection context on every loop). `pool` needs 2 × connections + 1 tokens.
+ */
+export async function measureRotation(
+  url: string,
+  clientId: string,
+  pool: string[],
+): Promise<{ figures: Figures; note: string }> {
+  const probeToken = pool.pop()!;
+  const body = (rt: string) => `grant_type=refresh_token&client_id=${clientId}&refresh_token=${rt}`;
+  await probe(
+    url,
+    { method: 'POST', headers: FORM, body: body(probeToken) },
+    (b) => typeof b.refresh_token === 'string',
+  );
+  const live: string[] = pool.splice(0, CONNECTIONS);
+  const chained = (): autocannon.Options => ({
+    url,
+    method: 'POST',
+    headers: FORM,
+    requests: [
+      {
+        setupRequest: (req) => ({ ...req, body: body(live.shift() ?? 'exhausted') }),
+        onResponse: (status, responseBody) => {
+          if (status === 200) live.push(JSON.parse(responseBody).refresh_token);
+        },
+      },
+    ],
+  });
+  await measure({ ...chained(), duration: 2 });
+  // Tokens whose rotation was cut off by the end of the warm-up are replaced from the pool.
+  live.push(...pool.splice(0, Math.max(0, CONNECTIONS - live.length)));
+  return { figures: await measure(chained()), note: 'each refresh token presented once' };
+}
+
+/** The OAuth load scenarios of issue #3 with their goals (share of the baseline's req/s). */
 export const oauthScenarios: Scenario[] = [
   {
     name: 'oauth userinfo (valid token)',
-    goal: 0.5,
+    goal: 0.3,
+    peer: 'peer: node-oidc-provider (memory) userinfo',
     async run() {
       const { server, prepared } = await startPrepared(0, 0);
       try {
@@ -156,41 +202,39 @@ export const oauthScenarios: Scenario[] = [
     },
   },
   {
-    name: 'oauth refresh-token rotation',
-    goal: 0.15,
+    name: 'oauth introspection (valid token, public client)',
+    goal: 0.3,
+    peer: 'peer: node-oidc-provider (memory) introspection',
     async run() {
-      const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
-      const { server, prepared } = await startPrepared(0, connections * 2 + 1);
+      const { server, prepared } = await startPrepared(0, 0);
       try {
-        const url = `${server.url}/api/oauth/token`;
-        const probeToken = prepared.refreshTokens.pop()!;
-        const body = (rt: string) =>
-          `grant_type=refresh_token&client_id=${DEMO_MEMBER_APP_ID}&refresh_token=${rt}`;
-        await probe(
-          url,
-          { method: 'POST', headers: FORM, body: body(probeToken) },
-          (b) => typeof b.refresh_token === 'string',
-        );
-        // Every token is presented once: each response's new refresh token joins the queue the
-        // next request takes from (autocannon resets per-connection context on every loop).
-        const live: string[] = prepared.refreshTokens.splice(0, connections);
-        const chained = (): autocannon.Options => ({
-          url,
-          method: 'POST',
+        const body = `token=${prepared.accessToken}&client_id=${DEMO_MEMBER_APP_ID}`;
+        const target = {
+          url: `${server.url}/api/oauth/introspect`,
+          method: 'POST' as const,
           headers: FORM,
-          requests: [
-            {
-              setupRequest: (req) => ({ ...req, body: body(live.shift() ?? 'exhausted') }),
-              onResponse: (status, responseBody) => {
-                if (status === 200) live.push(JSON.parse(responseBody).refresh_token);
-              },
-            },
-          ],
-        });
-        await measure({ ...chained(), duration: 2 });
-        // Tokens whose rotation was cut off by the end of the warm-up are replaced from the pool.
-        live.push(...prepared.refreshTokens.splice(0, Math.max(0, connections - live.length)));
-        return { figures: await measure(chained()), note: 'each refresh token presented once' };
+          body,
+        };
+        await probe(target.url, target, (b) => b.active === true);
+        await measure({ ...target, duration: 2 });
+        return { figures: await measure(target) };
+      } finally {
+        await server.stop();
+      }
+    },
+  },
+  {
+    name: 'oauth refresh-token rotation',
+    goal: 0.06,
+    peer: 'peer: node-oidc-provider (memory) refresh-token rotation',
+    async run() {
+      const { server, prepared } = await startPrepared(0, CONNECTIONS * 2 + 1);
+      try {
+        return await measureRotation(
+          `${server.url}/api/oauth/token`,
+          DEMO_MEMBER_APP_ID,
+          prepared.refreshTokens,
+        );
       } finally {
         await server.stop();
       }
@@ -198,7 +242,7 @@ export const oauthScenarios: Scenario[] = [
   },
   {
     name: 'oauth code exchange with id_token',
-    goal: 0.1,
+    goal: 0.05,
     async run() {
       const { server, prepared } = await startPrepared(CODE_POOL, 0);
       try {

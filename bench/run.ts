@@ -12,8 +12,13 @@ interface Row {
   figures: Figures;
   goal?: number;
   goalRelativeTo?: string;
+  peer?: string;
   note?: string;
+  check?: { met: boolean; text: string };
 }
+
+/** The aim against the peer (node-oidc-provider in memory): this many times its req/s. */
+const PEER_AIM = 1.5;
 
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
@@ -37,13 +42,15 @@ async function main(): Promise<void> {
     if (only && !only.some((o) => scenario.name.includes(o))) continue;
     process.stdout.write(`running ${scenario.name} … `);
     try {
-      const { figures, note } = await scenario.run();
+      const { figures, note, check } = await scenario.run();
       rows.push({
         name: scenario.name,
         figures,
         goal: scenario.goal,
         goalRelativeTo: scenario.goalRelativeTo,
+        peer: scenario.peer,
         note,
+        check,
       });
       console.log(`${figures.requestsPerSecond.toFixed(0)} req/s`);
     } catch (err) {
@@ -52,6 +59,7 @@ async function main(): Promise<void> {
         name: scenario.name,
         figures: { requestsPerSecond: 0, p99Ms: 0, non2xx: 0, errors: 1 },
         goal: scenario.goal,
+        peer: scenario.peer,
         note: `failed: ${(err as Error).message}`,
       });
     }
@@ -65,11 +73,12 @@ async function main(): Promise<void> {
     const reference = r.goalRelativeTo ? rows.find((x) => x.name === r.goalRelativeTo) : undefined;
     const goalRatio = reference ? r.figures.requestsPerSecond / reference.figures.requestsPerSecond : ratio;
     const bad = r.figures.non2xx + r.figures.errors;
-    const verdict =
-      r.goal === undefined
-        ? ''
-        : bad > 0
-          ? `INVALID (${bad} non-2xx/errors)`
+    const verdict = r.check
+      ? `${bad > 0 ? `INVALID (${bad} non-2xx/errors) ` : ''}${r.check.met ? 'met' : 'MISSED'}: ${r.check.text}`
+      : bad > 0
+        ? `INVALID (${bad} non-2xx/errors)`
+        : r.goal === undefined
+          ? ''
           : goalRatio >= r.goal
             ? 'met'
             : 'MISSED';
@@ -84,6 +93,20 @@ async function main(): Promise<void> {
         7,
       )} ${pad(goal, 6)} ${verdict}${relative}${r.note ? `  ${r.note}` : ''}`,
     );
+  }
+  printPeerRatios(rows);
+}
+
+/** Lectern's rows against the peer's (node-oidc-provider in memory, same runtime, same run). */
+function printPeerRatios(rows: Row[]): void {
+  const compared = rows.filter((r) => r.peer && rows.some((p) => p.name === r.peer));
+  if (compared.length === 0) return;
+  console.log('');
+  console.log(`against the peer (aim: ${PEER_AIM}x its req/s)`);
+  for (const r of compared) {
+    const peer = rows.find((p) => p.name === r.peer)!;
+    const times = r.figures.requestsPerSecond / peer.figures.requestsPerSecond;
+    console.log(`${pad(r.name, 60)} ${times.toFixed(2)}x  ${times >= PEER_AIM ? 'met' : 'MISSED'}`);
   }
 }
 

@@ -4,11 +4,14 @@ import { floorScenarios } from './floor-scenarios.ts';
 import { mcpScenarios } from './mcp-scenarios.ts';
 import { measure, type Scenario } from './measure.ts';
 import { oauthScenarios } from './oauth-scenarios.ts';
+import { peerScenarios } from './peer-scenarios.ts';
+import { rssScenario } from './rss-scenario.ts';
 import { startLectern } from './servers.ts';
 
 export const scenarios: Scenario[] = [
   {
     name: 'healthz (no database)',
+    goal: 0.75,
     async run() {
       const server = await startLectern();
       try {
@@ -19,8 +22,10 @@ export const scenarios: Scenario[] = [
     },
   },
   ...oauthScenarios,
+  ...peerScenarios,
   ...accountScenarios,
   ...mcpScenarios,
   ...floorScenarios,
   ...eventScenarios,
+  rssScenario,
 ];

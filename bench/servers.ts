@@ -1,13 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 /** A server process under load; each runs in its own process so the load generator never shares its loop. */
 export interface BenchServer {
   readonly url: string;
   readonly dataDir?: string;
+  /** The server's process id (RSS is read from /proc). */
+  readonly pid?: number;
+  /** The DATABASE_URL it serves (a second instance can share it). */
+  readonly databaseUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -76,26 +82,64 @@ async function startScript(script: string): Promise<BenchServer> {
   return { url, stop: stopper(child) };
 }
 
+/** BENCH_DATABASE_URL (postgres://…) runs every Lectern scenario on PostgreSQL instead of SQLite. */
+export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+export const BENCH_ENGINE: 'sqlite' | 'postgres' = BENCH_DATABASE_URL ? 'postgres' : 'sqlite';
+
+/** A fresh database for one server: a SQLite file in `dataDir`, or its own PostgreSQL schema. */
+export async function freshDatabase(dataDir: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!BENCH_DATABASE_URL) return { url: `file:${join(dataDir, 'lectern.sqlite')}`, drop: async () => {} };
+  const schema = `bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(BENCH_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
 /**
- * Starts `lectern serve` on a fresh SQLite database with the demo data. `prepare` may fill the
- * database (after migrations and seed, before the server starts).
+ * Starts `lectern serve` on a fresh database (SQLite, or PostgreSQL with BENCH_DATABASE_URL) with
+ * the demo data. `prepare` may fill the database (after migrations and seed, before the server
+ * starts).
  */
 export async function startLectern(
-  options: { prepare?: (env: Record<string, string>) => Promise<void>; env?: Record<string, string> } = {},
+  options: {
+    prepare?: (env: Record<string, string>) => Promise<void>;
+    env?: Record<string, string>;
+    /** Serve this database (another instance's) instead of a fresh one; it is not dropped on stop. */
+    databaseUrl?: string;
+  } = {},
 ): Promise<BenchServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'lectern-bench-'));
+  const database = options.databaseUrl
+    ? { url: options.databaseUrl, drop: async () => {} }
+    : await freshDatabase(dataDir);
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     PORT: String(port),
     HOST: '127.0.0.1',
     BASE_URL: url,
-    DATABASE_URL: `file:${join(dataDir, 'lectern.sqlite')}`,
+    DATABASE_URL: database.url,
+    // PostgreSQL needs the secret set (SQLite keeps its own generated one, as before).
+    ...(BENCH_DATABASE_URL ? { LECTERN_SECRET: '-1W97cr8pPwPaTMYg3rYW9TzrIi0MGjxPpuubEMx38E' } : {}),
     // BENCH_LOG_LEVEL=info measures the access log's cost (one line per request at info).
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     NODE_ENV: 'development',
     SEED_DEMO: 'true',
+    // The V8 flag bin/lectern.js starts the server with; BENCH_NODE_OPTIONS tries others.
+    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '--max-semi-space-size=8',
     ...options.env,
   };
   const main = join(import.meta.dirname, '..', 'src', 'main.ts');
@@ -106,5 +150,35 @@ export async function startLectern(
   }
   const child = spawn(process.execPath, [main, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForHealth(`${url}/healthz`, child);
-  return { url, dataDir, stop: stopper(child, () => rmSync(dataDir, { recursive: true, force: true })) };
+  const cleanup = () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    void database.drop();
+  };
+  return { url, dataDir, pid: child.pid, databaseUrl: database.url, stop: stopper(child, cleanup) };
+}
+
+/** The peer (peer-server.ts): node-oidc-provider in memory, with tokens it minted for itself. */
+export interface PeerServer extends BenchServer {
+  readonly accessToken: string;
+  readonly refreshTokens: string[];
+}
+
+export async function startPeer(refreshTokens: number): Promise<PeerServer> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [join(import.meta.dirname, 'peer-server.ts'), String(port), String(refreshTokens)],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const end = out.indexOf('\n');
+      if (end >= 0) resolve(out.slice(0, end));
+    });
+    child.once('exit', (code) => reject(new Error(`peer exited with ${code}`)));
+  });
+  const minted = JSON.parse(line) as { accessToken: string; refreshTokens: string[] };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: stopper(child), ...minted };
 }

@@ -1,20 +1,15 @@
 import { Hono } from 'hono';
-import { requestId } from 'hono/request-id';
 import { createAccountApp } from './account/routes.ts';
 import { createAdminApp } from './admin/rest.ts';
 import { createErrorHandler, problemResponse } from './errors/handler.ts';
 import { problems } from './errors/problem-error.ts';
 import { createHealthApp } from './health/routes.ts';
-import { accessLog } from './http/access-log.ts';
 import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
-import { defaultHeaders } from './http/default-headers.ts';
-import { eventScope } from './http/event-scope.ts';
-import { metricsMiddleware } from './http/metrics.ts';
+import { requestEnvelope } from './http/envelope.ts';
 import { createMcpApp } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
 import { createOAuthMetadataApp } from './oauth/metadata-app.ts';
-import { withClock } from './store/time.ts';
 import { authorizePages } from './web/consent.ts';
 import { notFoundPage, wantsPage } from './web/landing.ts';
 import { createPagesApp } from './web/pages.ts';
@@ -24,13 +19,9 @@ const UPLOAD_PREFIXES = ['/api/v1/storage'];
 /** Composes the feature sub-apps into the one Lectern app; nothing else happens here. */
 export function createApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // Every request runs on the app's clock (store/time.ts), whatever it reads the time through.
-  app.use('*', (_c, next) => withClock(ctx.clock, next));
-  app.use('*', requestId({ limitLength: 128 }));
-  app.use('*', accessLog(ctx.logger));
-  app.use('*', eventScope());
-  app.use('*', metricsMiddleware(ctx.metrics));
-  app.use('*', defaultHeaders());
+  // Clock, request id, event scope, metrics, access log and default headers: one frame
+  // (http/envelope.ts).
+  app.use('*', requestEnvelope(ctx));
   app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, UPLOAD_PREFIXES));
 
   app.route('/', createHealthApp(ctx));

@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { AppEnv } from './context.ts';
 import { routeTemplate } from './metrics.ts';
@@ -15,18 +15,17 @@ export function noteClient(c: Context, clientId: string): void {
  * One JSON line per request, at info: method, route template (`/api/v1/courses/:course_id`,
  * never the raw path, so no id, code or token in a path or query ends up in the log), status,
  * duration in ms, request id and the client id when one was named. Nothing from the query
- * string, headers, cookies or body is read: what is not read cannot leak.
+ * string, headers, cookies or body is read: what is not read cannot leak. The request envelope
+ * (envelope.ts) calls it with the duration it measured once for the log and the metrics alike.
  */
-export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
+export function accessLogRecorder(logger: Logger): (c: Context<AppEnv>, elapsedMs: number) => void {
   // The line's fields are fixed above and hold no credential, so this child skips pino's
   // redaction: its wildcard paths cost ~3× the rest of the line (docs/decisions.md, issue #16),
   // and this runs on every request. Anything else logged keeps the parent's redaction.
   const log = logger.child({}, { redact: [] });
-  return async (c, next) => {
-    const start = performance.now();
-    await next();
+  return (c, elapsedMs) => {
     if (!log.isLevelEnabled('info')) return;
-    const durationMs = Math.round((performance.now() - start) * 10) / 10;
+    const durationMs = Math.round(elapsedMs * 10) / 10;
     log.info(
       {
         method: c.req.method,

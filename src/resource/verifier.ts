@@ -4,7 +4,7 @@ import { sha256 } from '../crypto/tokens.ts';
 import { parseRoles } from '../domain/school/roles.ts';
 import { identifyActor } from '../events/context.ts';
 import { type Audience, parseScopes } from '../oauth/scopes.ts';
-import { changeWatermark, type Db } from '../store/database.ts';
+import { changeWatermark, type Db, preparedOnPostgres } from '../store/database.ts';
 import { nowMs } from '../store/time.ts';
 import type { Principal } from './principal.ts';
 
@@ -129,6 +129,7 @@ export function createBearerVerifier(
   // Built and compiled once: the query builder's cost would otherwise be paid on every request.
   const lookup = tokenLookup(ctx.db, '').compile();
   if (lookup.parameters.length !== 1) throw new Error('token lookup must take exactly the token hash');
+  preparedOnPostgres(ctx.db, lookup.sql);
   const watermark = changeWatermark(ctx.db);
   const cache = watermark ? new PrincipalCache(watermark) : undefined;
   return {

@@ -32,6 +32,18 @@ function start(command: 'serve' | 'worker', env: Record<string, string>): ChildP
   return child;
 }
 
+/** Resolves once a `lectern worker` child has logged that it runs. */
+function running(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('lectern worker running')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before it ran`)));
+  });
+}
+
 describe(`webhook delivery across processes (${ENGINE})`, () => {
   let database: TestDatabase;
   let db: Db;
@@ -110,9 +122,14 @@ describe(`webhook delivery across processes (${ENGINE})`, () => {
     receiver.defaultAnswer = { delayMs: 5 };
     const paths = ['/p1', '/p2', '/p3', '/p4'];
     for (const p of paths) await endpoint(p);
-    await publish(40, 'pair');
-    const workers = [start('worker', env), start('worker', env)];
+    // At info, a worker says when it runs (the readiness this test waits for).
+    const workerEnv = { ...env, LOG_LEVEL: 'info' };
+    const workers = [start('worker', workerEnv), start('worker', workerEnv)];
     try {
+      // Both processes run before there is anything to deliver, so neither can drain the queue
+      // alone while the other is still starting (a loaded machine starts them seconds apart).
+      await Promise.all(workers.map(running));
+      await publish(40, 'pair');
       await until(
         () => paths.every((p) => new Set(receiver.on(p).map((g) => g.id)).size === 40),
         60_000,
