@@ -47,7 +47,11 @@ class NodeSqliteDatabase {
   prepare(sql: string): PreparedStatement {
     let prepared = this.#cache.get(sql);
     if (!prepared) {
-      const stmt = this.#db.prepare(sql);
+      // Kysely opens transactions with a deferred `begin`. Another process on the same file (a
+      // `lectern worker`, the CLI) may commit between a transaction's first read and its first
+      // write, and SQLite then refuses the upgrade at once (SQLITE_BUSY, no busy wait).
+      // `begin immediate` takes the write lock up front, so a second writer waits its turn.
+      const stmt = this.#db.prepare(sql === 'begin' ? 'begin immediate' : sql);
       prepared = {
         reader: stmt.columns().length > 0,
         all: (params) => stmt.all(...params.map(bindable)),
