@@ -7,8 +7,8 @@ import { html } from 'hono/html';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import { isOperator } from '../../domain/school/roles.ts';
 import { betaFeatures, findSchoolById, type School } from '../../domain/school/schools.ts';
-import type { AppContext } from '../../http/context.ts';
-import { messagePage, type NavLink, topNav, type Viewer } from '../account/page-kit.ts';
+import type { AppContext, AppEnv } from '../../http/context.ts';
+import { messagePage, type NavLink, requireViewer, topNav, type Viewer } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
 
 /** A school the viewer may operate. */
@@ -62,6 +62,24 @@ export async function requireOperator(
     schools,
     developers: betaFeatures(school).includes('mcp_connections'),
     disabledWebhooks: disabled.length,
+  };
+}
+
+/** The area of the request's `:school`: signed in (else /login) and its operator (else the 403 page). */
+export async function areaOfRequest(ctx: AppContext, c: Context<AppEnv>): Promise<Area | Response> {
+  const viewer = await requireViewer(ctx, c, '/admin');
+  if (viewer instanceof Response) return viewer;
+  return requireOperator(ctx, c, viewer, c.req.param('school') ?? '');
+}
+
+/** A page of the area: `handler` runs only for a signed-in operator of the school in the path. */
+export function operatorPage(
+  ctx: AppContext,
+  handler: (c: Context<AppEnv>, area: Area) => Promise<Response>,
+): (c: Context<AppEnv>) => Promise<Response> {
+  return async (c) => {
+    const area = await areaOfRequest(ctx, c);
+    return area instanceof Response ? area : handler(c, area);
   };
 }
 

@@ -19,8 +19,8 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../../webhooks/endpoints.ts';
-import { messagePage, readForm, requireViewer, sendAreaPage } from '../account/page-kit.ts';
-import { type Area, areaPath, requireOperator } from './area.ts';
+import { messagePage, readForm, sendAreaPage } from '../account/page-kit.ts';
+import { type Area, areaPath, operatorPage } from './area.ts';
 import { auditPage, endpointPage, endpointSecretPage, webhooksPage } from './events-views.ts';
 
 type Handler = (c: Context<AppEnv>, area: Area) => Promise<Response>;
@@ -41,14 +41,7 @@ export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
     allowLoopbackHttp: ctx.config.webhooks.allowLoopbackHttp,
     secretOverlapSeconds: ctx.config.webhooks.secretOverlapSeconds,
   };
-  const operator =
-    (handler: Handler) =>
-    async (c: Context<AppEnv>): Promise<Response> => {
-      const viewer = await requireViewer(ctx, c, '/admin');
-      if (viewer instanceof Response) return viewer;
-      const area = await requireOperator(ctx, c, viewer, c.req.param('school') ?? '');
-      return area instanceof Response ? area : handler(c, area);
-    };
+  const operator = (handler: Handler) => operatorPage(ctx, handler);
   const webhooksPath = (area: Area, rest = '') => areaPath(area.school.id, `/webhooks${rest}`);
   const notFound = (c: Context, area: Area) =>
     messagePage(c, 404, 'Endpoint not found', 'This school has no such webhook endpoint.', {

@@ -9,18 +9,10 @@ import { lockedMembers, type MemberLock, unlockMember } from '../../admin/operat
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { isoIn } from '../../store/time.ts';
-import {
-  csrfField,
-  messagePage,
-  notice,
-  readForm,
-  requireViewer,
-  sendAreaPage,
-  when,
-} from '../account/page-kit.ts';
+import { csrfField, messagePage, notice, readForm, sendAreaPage, when } from '../account/page-kit.ts';
 import { minutes } from '../error-page.ts';
 import type { Html } from '../layout.ts';
-import { type Area, areaNav, areaPath, requireOperator } from './area.ts';
+import { type Area, areaNav, areaOfRequest, areaPath } from './area.ts';
 
 const DONE: Record<string, string> = {
   unlocked: 'The account was unlocked. The person can sign in again now.',
@@ -53,11 +45,7 @@ ${lockedTable(area, locks)}`;
 /** The locked-accounts page and its unlock action. */
 export function createAdminLockoutsApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const areaOf = async (c: Context<AppEnv>): Promise<Area | Response> => {
-    const viewer = await requireViewer(ctx, c, '/admin');
-    if (viewer instanceof Response) return viewer;
-    return requireOperator(ctx, c, viewer, c.req.param('school') ?? '');
-  };
+  const areaOf = (c: Context<AppEnv>) => areaOfRequest(ctx, c);
 
   app.get('/admin/:school/locked', async (c) => {
     const area = await areaOf(c);

@@ -20,8 +20,8 @@ import { ROLES, type Role } from '../../domain/school/roles.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { putFlash, takeFlash } from '../../http/flash.ts';
-import { messagePage, readForm, requireViewer, sendAreaPage } from '../account/page-kit.ts';
-import { type Area, areaPath, requireOperator } from './area.ts';
+import { messagePage, readForm, sendAreaPage } from '../account/page-kit.ts';
+import { type Area, areaOfRequest, areaPath } from './area.ts';
 import { type MembersPageState, membersPage, removeMemberPage, type ShownLink } from './members-views.ts';
 
 /** The flash that carries an invitation link from the form to the page it redirects to. */
@@ -40,12 +40,11 @@ export function createMemberPagesApp(ctx: AppContext): Hono<AppEnv> {
   const operator =
     (handler: Handler) =>
     async (c: Context<AppEnv>): Promise<Response> => {
-      const viewer = await requireViewer(ctx, c, '/admin');
-      if (viewer instanceof Response) return viewer;
-      const area = await requireOperator(ctx, c, viewer, c.req.param('school') ?? '');
+      const area = await areaOfRequest(ctx, c);
       if (area instanceof Response) return area;
-      const membership = await findMembership(ctx.db, area.school.id, viewer.user.id);
-      const actor = { userId: viewer.user.id, roles: membership?.roles ?? [], requestId: c.get('requestId') };
+      const { user } = area.viewer;
+      const membership = await findMembership(ctx.db, area.school.id, user.id);
+      const actor = { userId: user.id, roles: membership?.roles ?? [], requestId: c.get('requestId') };
       return handler(c, area, { app: ctx, db: ctx.db, schoolId: area.school.id, actor });
     };
   // A POST: its form (CSRF-checked), then the change; a refusal re-renders the page with the reason.

@@ -32,7 +32,7 @@ import {
   secretGonePage,
   secretPage,
 } from './app-views.ts';
-import { type Area, areaPath, forbidden, operatedSchools, requireOperator } from './area.ts';
+import { type Area, areaPath, forbidden, operatedSchools, operatorPage } from './area.ts';
 import { connectedPage, revokeConnectionPage, schoolPickerPage, settingsPage } from './views.ts';
 
 type Handler = (c: Context<AppEnv>, area: Area) => Promise<Response>;
@@ -42,14 +42,7 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   // Signed in, operator of the school in the path; else /login or the 403 page.
-  const operator =
-    (handler: Handler) =>
-    async (c: Context<AppEnv>): Promise<Response> => {
-      const viewer = await requireViewer(ctx, c, '/admin');
-      if (viewer instanceof Response) return viewer;
-      const area = await requireOperator(ctx, c, viewer, c.req.param('school') ?? '');
-      return area instanceof Response ? area : handler(c, area);
-    };
+  const operator = (handler: Handler) => operatorPage(ctx, handler);
   // New apps need the MCP connections beta on. Existing ones stay listed, editable and
   // deletable while it is off: they simply cannot be authorized (oauth/authorize-request.ts).
   const creating = (handler: Handler) =>
