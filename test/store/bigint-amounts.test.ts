@@ -1,36 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { type Db, migrateToLatest, openDatabase } from '../../src/store/database.ts';
+import { sql } from 'kysely';
+import { type Db, migrateToLatest } from '../../src/store/database.ts';
 import { MONEY_COLUMNS } from '../../src/store/migrations/0006-bigint-amounts.ts';
-import { migrationProvider, migrations } from '../../src/store/migrations/index.ts';
-import { createTestDatabase, ENGINE, type TestDatabase } from '../support/database.ts';
+import { ENGINE } from '../support/database.ts';
+import { migrationsAfter, openStepDatabase, type StepDatabase } from '../support/migration-steps.ts';
 
 const BIG = 2_147_483_648;
 const MAX_AMOUNT = 100_000_000_000;
 const now = '2026-01-01T00:00:00.000Z';
 
 describe(`migration 0006 (money as 64-bit integers) on ${ENGINE}`, () => {
-  let database: TestDatabase;
+  let steps: StepDatabase;
   let db: Db;
-  let schema: string | undefined;
   before(async () => {
-    database = await createTestDatabase();
-    db = openDatabase(database.options);
-    schema =
-      ENGINE === 'postgres'
-        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
-        : undefined;
+    steps = await openStepDatabase();
+    db = steps.db;
   });
-  after(async () => {
-    await db.destroy();
-    await database.drop();
-  });
+  after(() => steps.close());
 
   it('keeps the money of a database made before it, then stores and reads back amounts above 2^31 as numbers', async () => {
-    const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
-    const upTo5 = await migrator.migrateTo('0005_community');
-    assert.equal(upTo5.error, undefined);
+    await steps.migrateTo('0005_community');
     await db
       .insertInto('schools')
       .values({
@@ -63,7 +53,7 @@ describe(`migration 0006 (money as 64-bit integers) on ${ENGINE}`, () => {
     await db.insertInto('courses').values(course('old', 4900)).execute();
 
     // 0006 runs first over the 0005 database, then every later migration (listed, not guessed).
-    const later = Object.keys(migrations).filter((name) => name > '0005_community');
+    const later = migrationsAfter('0005_community');
     assert.equal(later[0], '0006_bigint_amounts');
     assert.deepEqual(await migrateToLatest(db), later);
 

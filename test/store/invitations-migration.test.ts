@@ -1,32 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { type Db, migrateToLatest, openDatabase } from '../../src/store/database.ts';
-import { migrationProvider, migrations } from '../../src/store/migrations/index.ts';
-import { createTestDatabase, ENGINE, type TestDatabase } from '../support/database.ts';
+import { type Db, migrateToLatest } from '../../src/store/database.ts';
+import { ENGINE } from '../support/database.ts';
+import { migrationsAfter, openStepDatabase, type StepDatabase } from '../support/migration-steps.ts';
 
 const now = '2026-01-01T00:00:00.000Z';
 
 describe(`migration 0007 (invitations) on ${ENGINE}`, () => {
-  let database: TestDatabase;
+  let steps: StepDatabase;
   let db: Db;
-  let schema: string | undefined;
   before(async () => {
-    database = await createTestDatabase();
-    db = openDatabase(database.options);
-    schema =
-      ENGINE === 'postgres'
-        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
-        : undefined;
+    steps = await openStepDatabase();
+    db = steps.db;
   });
-  after(async () => {
-    await db.destroy();
-    await database.drop();
-  });
+  after(() => steps.close());
 
   it('turns the `invited` memberships of before into pending invitations nobody holds a link to, keeping active ones', async () => {
-    const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
-    assert.equal((await migrator.migrateTo('0006_bigint_amounts')).error, undefined);
+    await steps.migrateTo('0006_bigint_amounts');
     await db
       .insertInto('schools')
       .values({
@@ -73,7 +63,7 @@ describe(`migration 0007 (invitations) on ${ENGINE}`, () => {
       .execute();
 
     // 0007 runs first over the 0006 database, then every later migration (listed, not guessed).
-    const later = Object.keys(migrations).filter((name) => name > '0006_bigint_amounts');
+    const later = migrationsAfter('0006_bigint_amounts');
     assert.equal(later[0], '0007_invitations');
     assert.deepEqual(await migrateToLatest(db), later);
 
