@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { addRoles } from '../../src/domain/school/memberships.ts';
 import { createUser, findUserByEmail } from '../../src/domain/school/users.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { ownerOperatorToken, type Seeded, seedSchool } from '../support/world-mcp.ts';
 import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 describe('MCP operator tools: invitations', () => {
@@ -20,15 +20,7 @@ describe('MCP operator tools: invitations', () => {
   });
   after(() => live.close());
 
-  const tokenFor = async (scopes: string[]) =>
-    (
-      await issueTestToken(live.t, {
-        userId: seeded.ownerId,
-        schoolId: seeded.schoolId,
-        audience: 'operator',
-        scopes,
-      })
-    ).token;
+  const tokenFor = (scopes: string[]) => ownerOperatorToken(live.t, seeded, scopes);
 
   it('lists the invitation tools for members:write and invites, resends and revokes through them', async () => {
     const { client } = await connectClient(live, { token: await tokenFor(['members:write']) });

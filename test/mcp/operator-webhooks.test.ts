@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { issueTestToken } from '../support/tokens.ts';
-import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { ownerOperatorToken, type Seeded, seedSchool } from '../support/world-mcp.ts';
 import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 type Text = Array<{ type: string; text: string }>;
@@ -10,15 +9,7 @@ type Text = Array<{ type: string; text: string }>;
 describe('MCP operator tools: audit trail and webhooks', () => {
   let live: LiveApp;
   let seeded: Seeded;
-  const token = async (scopes: string[]) =>
-    (
-      await issueTestToken(live.t, {
-        userId: seeded.ownerId,
-        schoolId: seeded.schoolId,
-        audience: 'operator',
-        scopes,
-      })
-    ).token;
+  const token = (scopes: string[]) => ownerOperatorToken(live.t, seeded, scopes);
   before(async () => {
     live = await startLiveApp();
     seeded = await seedSchool(live.t);

@@ -5,7 +5,7 @@ import { adminOperations } from '../../src/admin/catalogue.ts';
 import { hasScope, MCP_CHALLENGE_SCOPES, OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { issueTestToken } from '../support/tokens.ts';
 import { createWorld } from '../support/world.ts';
-import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { ownerOperatorToken, type Seeded, seedSchool } from '../support/world-mcp.ts';
 import { connectClient, type LiveApp, postMcp, startLiveApp } from './harness.ts';
 
 const PUBLIC_TOOLS = [
@@ -26,15 +26,7 @@ function expectedTools(scopes: readonly string[]): string[] {
 describe('MCP operator tools, one per admin operation', () => {
   let live: LiveApp;
   let seeded: Seeded;
-  const operatorToken = async (scopes: string[]) =>
-    (
-      await issueTestToken(live.t, {
-        userId: seeded.ownerId,
-        schoolId: seeded.schoolId,
-        audience: 'operator',
-        scopes,
-      })
-    ).token;
+  const operatorToken = (scopes: string[]) => ownerOperatorToken(live.t, seeded, scopes);
   before(async () => {
     live = await startLiveApp();
     seeded = await seedSchool(live.t);

@@ -7,6 +7,7 @@ import { enroll } from '../../src/domain/learning/enrollments.ts';
 import { createSchool } from '../../src/domain/school/schools.ts';
 import { isoIn } from '../../src/store/time.ts';
 import type { TestApp } from './app.ts';
+import { issueTestToken } from './tokens.ts';
 import { addPerson } from './world.ts';
 
 /** The people and things of a seeded school, by role. */
@@ -19,6 +20,21 @@ export interface Seeded {
   lectureIds: string[];
   upcomingEventId: string;
   secondEventId: string;
+}
+
+/** An operator-audience access token of the scene's owner with these scopes. */
+export async function ownerOperatorToken(
+  t: TestApp,
+  seeded: Seeded,
+  scopes: readonly string[],
+): Promise<string> {
+  const issued = await issueTestToken(t, {
+    userId: seeded.ownerId,
+    schoolId: seeded.schoolId,
+    audience: 'operator',
+    scopes: [...scopes],
+  });
+  return issued.token;
 }
 
 /**
