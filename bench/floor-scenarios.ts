@@ -1,7 +1,7 @@
 import { QUERY } from './account-scenarios.ts';
 import { toolsCall } from './mcp-scenarios.ts';
 import type { Scenario } from './measure.ts';
-import { measure } from './measure.ts';
+import { warmThenMeasure } from './measure.ts';
 import { BENCH_DATABASE_URL, startFloor } from './servers.ts';
 
 /**
@@ -28,8 +28,7 @@ function floorScenario(
         if (probe.status !== 200 || text.includes('"errors"') || text.includes('"isError":true')) {
           throw new Error(`probe answered ${probe.status}: ${text.slice(0, 200)}`);
         }
-        await measure({ ...target, duration: 2 });
-        return { figures: await measure(target) };
+        return { figures: await warmThenMeasure(target) };
       } finally {
         await server.stop();
       }
@@ -51,8 +50,7 @@ const postgresFloor: Scenario = {
       const target = { url: `${server.url}/pg` };
       const probe = await fetch(target.url);
       if (probe.status !== 200) throw new Error(`probe answered ${probe.status}`);
-      await measure({ ...target, duration: 2 });
-      return { figures: await measure(target) };
+      return { figures: await warmThenMeasure(target) };
     } finally {
       await server.stop();
     }

@@ -7,7 +7,7 @@ import { issueTokens } from '../src/oauth/tokens.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { isoNow } from '../src/store/time.ts';
 import type { Scenario } from './measure.ts';
-import { measure } from './measure.ts';
+import { warmThenMeasure } from './measure.ts';
 import { startLectern } from './servers.ts';
 
 /**
@@ -92,8 +92,7 @@ function mcpScenario(modern: boolean): Scenario {
         if (probe.status !== 200 || !text.includes('structuredContent') || text.includes('"isError":true')) {
           throw new Error(`probe answered ${probe.status}: ${text.slice(0, 200)}`);
         }
-        await measure({ ...target, duration: 2 }); // warm-up
-        return { figures: await measure(target) };
+        return { figures: await warmThenMeasure(target) };
       } finally {
         await server.stop();
       }

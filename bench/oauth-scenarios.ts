@@ -11,7 +11,7 @@ import { issueTokens } from '../src/oauth/tokens.ts';
 import { type Db, inTransaction, openDatabase, type Tx } from '../src/store/database.ts';
 import { isoIn, isoNow } from '../src/store/time.ts';
 import type { Figures, Scenario } from './measure.ts';
-import { CONNECTIONS, DURATION_SECONDS, measure } from './measure.ts';
+import { CONNECTIONS, DURATION_SECONDS, measure, warmThenMeasure } from './measure.ts';
 import { type BenchServer, startLectern } from './servers.ts';
 
 const SCOPES = 'openid profile email account:read';
@@ -194,8 +194,7 @@ export const oauthScenarios: Scenario[] = [
           headers: { authorization: `Bearer ${prepared.accessToken}` },
         };
         await probe(target.url, { headers: target.headers }, (b) => typeof b.sub === 'string');
-        await measure({ ...target, duration: 2 });
-        return { figures: await measure(target) };
+        return { figures: await warmThenMeasure(target) };
       } finally {
         await server.stop();
       }
@@ -216,8 +215,7 @@ export const oauthScenarios: Scenario[] = [
           body,
         };
         await probe(target.url, target, (b) => b.active === true);
-        await measure({ ...target, duration: 2 });
-        return { figures: await measure(target) };
+        return { figures: await warmThenMeasure(target) };
       } finally {
         await server.stop();
       }
@@ -268,8 +266,7 @@ export const oauthScenarios: Scenario[] = [
           headers: FORM,
           requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
         };
-        await measure({ ...target, duration: 2 });
-        const figures = await measure(target);
+        const figures = await warmThenMeasure(target);
         return { figures, note: `${next} of ${prepared.codes.length} codes used` };
       } finally {
         await server.stop();

@@ -1,5 +1,5 @@
 import type { Scenario } from './measure.ts';
-import { CONNECTIONS, measure } from './measure.ts';
+import { CONNECTIONS, warmThenMeasure } from './measure.ts';
 import { FORM, measureRotation, probe } from './oauth-scenarios.ts';
 import { startPeer } from './servers.ts';
 
@@ -18,8 +18,7 @@ export const peerScenarios: Scenario[] = [
       try {
         const target = { url: `${peer.url}/me`, headers: { authorization: `Bearer ${peer.accessToken}` } };
         await probe(target.url, { headers: target.headers }, (b) => typeof b.sub === 'string');
-        await measure({ ...target, duration: 2 });
-        return { figures: await measure(target) };
+        return { figures: await warmThenMeasure(target) };
       } finally {
         await peer.stop();
       }
@@ -38,8 +37,7 @@ export const peerScenarios: Scenario[] = [
           body,
         };
         await probe(target.url, target, (b) => b.active === true);
-        await measure({ ...target, duration: 2 });
-        return { figures: await measure(target) };
+        return { figures: await warmThenMeasure(target) };
       } finally {
         await peer.stop();
       }
