@@ -3,7 +3,7 @@ import type { Runtime } from './runtime.ts';
 import { eventHousekeeping } from './webhooks/housekeeping.ts';
 import { createWebhookWorker, type WebhookWorker } from './webhooks/worker.ts';
 
-/** How often housekeeping runs: expired codes, tokens and sessions; event expiry and retention. */
+/** How often housekeeping runs: expired codes, tokens and sessions; expiries, period ends, retention. */
 const HOUSEKEEPING_EVERY_MS = 15 * 60_000;
 
 /** The background work of a process: housekeeping, and the webhook worker when asked. */
@@ -25,7 +25,8 @@ export function startBackground(runtime: Runtime, options: { worker: boolean }):
       const purged = await purgeExpired(db, runtime.clock.now());
       if (Object.values(purged).some((n) => n > 0)) logger.info({ purged }, 'expired rows deleted');
       const events = await eventHousekeeping(db, runtime.config, runtime.clock.now());
-      if (events.expired + events.events + events.attempts + events.deliveries > 0) {
+      const { canceled, pastDue } = events.subscriptions;
+      if (events.expired + canceled + pastDue + events.events + events.attempts + events.deliveries > 0) {
         logger.info({ events }, 'event housekeeping done');
       }
     })()

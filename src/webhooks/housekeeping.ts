@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import { idFloor } from '../crypto/ids.ts';
+import { recordSubscriptionPeriodEnds } from '../domain/commerce/subscription-periods.ts';
 import { recordExpiredEnrollments } from '../domain/learning/enrollment-expiry.ts';
 import type { Db } from '../store/database.ts';
 import { isoNow, nowMs } from '../store/time.ts';
@@ -9,6 +10,8 @@ export const DELIVERY_LOG_DAYS = 30;
 
 export interface EventHousekeeping {
   expired: number;
+  /** Subscriptions canceled at their period end, and running ones gone past due. */
+  subscriptions: { canceled: number; pastDue: number };
   events: number;
   attempts: number;
   deliveries: number;
@@ -16,7 +19,7 @@ export interface EventHousekeeping {
 
 /**
  * The events' share of housekeeping (run by `serve` and `lectern worker` every 15 minutes):
- * record enrollment expiries that passed, prune events beyond EVENT_RETENTION_DAYS (their
+ * record enrollment expiries and subscription period ends that passed, prune events beyond EVENT_RETENTION_DAYS (their
  * deliveries go with them), and prune the delivery log beyond DELIVERY_LOG_DAYS.
  */
 export async function eventHousekeeping(
@@ -25,6 +28,7 @@ export async function eventHousekeeping(
   now: number = nowMs(),
 ): Promise<EventHousekeeping> {
   const expired = await recordExpiredEnrollments(db, now);
+  const subscriptions = await recordSubscriptionPeriodEnds(db, now);
   const logCutoff = isoNow(now - DELIVERY_LOG_DAYS * 86_400_000);
   const attempts = await db
     .deleteFrom('webhook_attempts')
@@ -49,6 +53,7 @@ export async function eventHousekeeping(
   }
   return {
     expired,
+    subscriptions,
     events: pruned,
     attempts: Number(attempts.numDeletedRows),
     deliveries: Number(deliveries.numDeletedRows),

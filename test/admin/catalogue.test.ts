@@ -103,6 +103,7 @@ const RECIPES: Record<string, (w: Resources, call: Call) => Promise<Recipe> | Re
   'membership_plans.delete': () => ({}),
   'subscriptions.list': () => ({ query: { status: 'active' } }),
   'subscriptions.get': () => ({}),
+  'subscriptions.update': () => ({ body: { current_period_end: '2031-01-01T00:00:00Z' } }),
   'subscriptions.cancel': () => ({ body: { at_period_end: true } }),
   'digital_products.list': () => ({}),
   'digital_products.get': () => ({}),

@@ -17,6 +17,8 @@ import {
   listSubscriptions,
   SUBSCRIPTION_STATUSES,
   type Subscription,
+  SubscriptionFields,
+  updateSubscription,
 } from '../../domain/commerce/subscriptions.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
@@ -106,6 +108,66 @@ const getPlan = defineOperation({
   },
   handler: async (ctx, { params }) =>
     presentPlan(await getMembershipPlan(ctx.db, ctx.schoolId, params.membership_plan_id)),
+});
+
+const getSubscriptionOp = defineOperation({
+  name: 'subscriptions.get',
+  summary: 'Get a subscription',
+  scope: 'subscriptions:read',
+  method: 'GET',
+  path: '/api/v1/subscriptions/{subscription_id}',
+  input: { params: BySubscription },
+  output: SubscriptionSchema,
+  etag: true,
+  examples: {
+    response: {
+      id: 'sub_01jf3k6m2v8w9x0y1z2a3b4c5d',
+      user_id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d',
+      user: { id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d', name: 'Sam', email: 'sam@example.com' },
+      plan_id: 'pln_01jf3k6m2v8w9x0y1z2a3b4c5d',
+      plan: {
+        id: 'pln_01jf3k6m2v8w9x0y1z2a3b4c5d',
+        name: 'All access',
+        interval: 'month',
+        price_amount: 1900,
+        currency: 'EUR',
+      },
+      status: 'active',
+      current_period_end: '2026-04-01T09:00:00.000Z',
+      cancel_at_period_end: false,
+      canceled_at: null,
+      trial_ends_at: null,
+      created_at: '2026-03-01T09:00:00.000Z',
+      updated_at: '2026-03-01T09:00:00.000Z',
+    },
+  },
+  handler: async (ctx, { params }) =>
+    presentSubscription(await getSubscription(ctx.db, ctx.schoolId, params.subscription_id)),
+});
+
+/** What a payment provider reports, on the wire: statuses and ISO 8601 instants (or null). */
+const SubscriptionPatch = bodyOf(SubscriptionFields, {
+  current_period_end: Timestamp.nullable(),
+  trial_ends_at: Timestamp.nullable(),
+});
+
+const updateSubscriptionOp = defineOperation({
+  name: 'subscriptions.update',
+  summary: 'Update a subscription as its payment provider reports it',
+  description:
+    'Lectern has no payment provider integration: the operator (or their integration) reports renewals, failed payments and cancellations here. Fields left out stay. Events follow what moved: `subscription.renewed` when `current_period_end` moves forward on an active or trialing subscription (also back from `past_due`), `subscription.past_due` when it becomes past due, `subscription.canceled` when it becomes canceled. A canceled subscription stays canceled: another status is 409 `already_canceled`.',
+  scope: 'subscriptions:write',
+  method: 'PATCH',
+  path: '/api/v1/subscriptions/{subscription_id}',
+  input: { params: BySubscription, body: SubscriptionPatch },
+  output: SubscriptionSchema,
+  etag: true,
+  current: getSubscriptionOp.handler,
+  examples: { request: { status: 'active', current_period_end: '2026-05-01T09:00:00.000Z' } },
+  handler: async (ctx, { params, body }) =>
+    presentSubscription(
+      await updateSubscription(ctx.db, ctx.schoolId, params.subscription_id, toCamel(body)),
+    ),
 });
 
 /** Membership plan and subscription operations. */
@@ -199,40 +261,8 @@ export const planSubscriptionOperations = [
       return mapPage(page, presentSubscription);
     },
   }),
-  defineOperation({
-    name: 'subscriptions.get',
-    summary: 'Get a subscription',
-    scope: 'subscriptions:read',
-    method: 'GET',
-    path: '/api/v1/subscriptions/{subscription_id}',
-    input: { params: BySubscription },
-    output: SubscriptionSchema,
-    etag: true,
-    examples: {
-      response: {
-        id: 'sub_01jf3k6m2v8w9x0y1z2a3b4c5d',
-        user_id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d',
-        user: { id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5d', name: 'Sam', email: 'sam@example.com' },
-        plan_id: 'pln_01jf3k6m2v8w9x0y1z2a3b4c5d',
-        plan: {
-          id: 'pln_01jf3k6m2v8w9x0y1z2a3b4c5d',
-          name: 'All access',
-          interval: 'month',
-          price_amount: 1900,
-          currency: 'EUR',
-        },
-        status: 'active',
-        current_period_end: '2026-04-01T09:00:00.000Z',
-        cancel_at_period_end: false,
-        canceled_at: null,
-        trial_ends_at: null,
-        created_at: '2026-03-01T09:00:00.000Z',
-        updated_at: '2026-03-01T09:00:00.000Z',
-      },
-    },
-    handler: async (ctx, { params }) =>
-      presentSubscription(await getSubscription(ctx.db, ctx.schoolId, params.subscription_id)),
-  }),
+  getSubscriptionOp,
+  updateSubscriptionOp,
   defineOperation({
     name: 'subscriptions.cancel',
     summary: 'Cancel a subscription',

@@ -243,7 +243,72 @@ export async function cancelSubscription(
   });
 }
 
-function subscriptionEventData(s: Subscription) {
+/** `active` and `trialing`: the statuses of a subscription that runs (and renews). */
+export function isRunning(status: SubscriptionStatus): boolean {
+  return status === 'active' || status === 'trialing';
+}
+
+/**
+ * Records a subscription as its payment provider now reports it (Lectern has no provider
+ * integration: the operator's reports it through the admin API). Fields left out stay. The
+ * change's event follows from what moved, one rule for every caller (docs/decisions.md):
+ * `subscription.canceled` when it becomes canceled, `subscription.past_due` when it becomes
+ * past due, `subscription.renewed` when a running subscription's period end moves forward (from a
+ * running or past-due one). A canceled subscription stays canceled: another status is 409
+ * `already_canceled`.
+ */
+export async function updateSubscription(
+  db: Db | Tx,
+  schoolId: string,
+  id: string,
+  input: z.input<typeof SubscriptionFields>,
+): Promise<Subscription> {
+  const v = parseValid(SubscriptionFields, input);
+  return withTransaction(db, async (tx) => {
+    const current = await getSubscription(tx, schoolId, id);
+    const status = v.status ?? current.status;
+    if (current.status === 'canceled' && status !== 'canceled') {
+      throw problem('already_canceled', {
+        detail: 'This subscription is canceled; a new one starts with a new subscription.',
+      });
+    }
+    const periodEnd = v.currentPeriodEnd === undefined ? current.currentPeriodEnd : v.currentPeriodEnd;
+    const now = isoNow();
+    const canceling = status === 'canceled' && current.status !== 'canceled';
+    await tx
+      .updateTable('subscriptions')
+      .set({
+        status,
+        current_period_end: periodEnd,
+        ...(v.trialEndsAt === undefined ? {} : { trial_ends_at: v.trialEndsAt }),
+        ...(canceling ? { canceled_at: now, cancel_at_period_end: 0 } : {}),
+        updated_at: now,
+      })
+      .where('school_id', '=', schoolId)
+      .where('id', '=', id)
+      .execute();
+    const subscription = await getSubscription(tx, schoolId, id);
+    const data = subscriptionEventData(subscription);
+    const at = { occurredAt: now };
+    if (canceling) {
+      await recordEvent(tx, schoolId, 'subscription.canceled', { ...data, at_period_end: false }, at);
+    } else if (status === 'past_due' && current.status !== 'past_due') {
+      await recordEvent(tx, schoolId, 'subscription.past_due', data, at);
+    } else if (isRunning(status) && renews(current, periodEnd)) {
+      const previous = { previous_period_end: current.currentPeriodEnd };
+      await recordEvent(tx, schoolId, 'subscription.renewed', { ...data, ...previous }, at);
+    }
+    return subscription;
+  });
+}
+
+/** A new period: the period end moves forward from a running or past-due subscription's. */
+function renews(current: Subscription, periodEnd: string | null): boolean {
+  if (current.status === 'canceled' || !current.currentPeriodEnd || !periodEnd) return false;
+  return periodEnd > current.currentPeriodEnd;
+}
+
+export function subscriptionEventData(s: Subscription) {
   return {
     subscription_id: s.id,
     user_id: s.userId,
