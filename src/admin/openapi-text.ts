@@ -26,7 +26,7 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   lecturers: 'Lecturer profiles shown on courses.',
   orders: 'Orders (read only): items, amounts, coupon and status.',
   coupons: 'Discount codes: percent or fixed, limits, expiry, applicable products.',
-  subscriptions: 'Subscriptions to membership plans; cancel.',
+  subscriptions: 'Subscriptions to membership plans; report what the payment provider did; cancel.',
   membership_plans: 'Recurring or lifetime plans that include courses.',
   digital_products: 'Downloadable products sold on their own.',
   events: 'Live events and their registrations.',
