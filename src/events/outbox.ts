@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
@@ -33,16 +33,46 @@ export async function recordEvent(
   const actor = options.actor ?? scope.actor;
   const occurredAt = options.occurredAt ?? isoNow();
   const id = newId('evt');
-  // One statement, raw SQL: this runs inside every write of the product, building a 10-column
-  // insert costs more than executing it, and the fan-out to subscribed endpoints is the table's
-  // trigger (migration 0010) rather than a second round trip (docs/performance.md).
+  // The fan-out to subscribed endpoints is the table's trigger (migration 0010), not a second
+  // round trip; audit-only and test events are not fanned out.
   const fanOut = !('auditOnly' in EVENT_CATALOGUE[type]) && !options.onlyEndpointId ? 1 : 0;
-  await sql`insert into domain_events
-      (id, school_id, type, actor_type, actor_id, actor_client_id, occurred_at, data, request_id, fan_out)
-      values (${id}, ${schoolId}, ${type}, ${actor.type}, ${actor.id}, ${actor.clientId ?? null},
-              ${occurredAt}, ${JSON.stringify(data)}, ${scope.requestId}, ${fanOut})`.execute(tx);
+  await tx.executeQuery(
+    CompiledQuery.raw(insertSql(tx), [
+      id,
+      schoolId,
+      type,
+      actor.type,
+      actor.id,
+      actor.clientId ?? null,
+      occurredAt,
+      JSON.stringify(data),
+      scope.requestId,
+      fanOut,
+    ]),
+  );
   if (options.onlyEndpointId) await deliverTo(tx, schoolId, id, occurredAt, options.onlyEndpointId);
   return id;
+}
+
+/**
+ * The event insert's SQL text, compiled once per dialect: this runs inside every write of the
+ * product, and building and compiling a 10-parameter template each time cost more than the
+ * insert (docs/performance.md). Keyed by the dialect's adapter (one per database, shared by its
+ * transactions), so SQLite gets `?` and PostgreSQL `$1` placeholders.
+ */
+const insertSqlByAdapter = new WeakMap<object, string>();
+
+function insertSql(tx: Db | Tx): string {
+  const adapter = tx.getExecutor().adapter;
+  let text = insertSqlByAdapter.get(adapter);
+  if (text === undefined) {
+    const p = null;
+    text = sql`insert into domain_events
+        (id, school_id, type, actor_type, actor_id, actor_client_id, occurred_at, data, request_id, fan_out)
+        values (${p}, ${p}, ${p}, ${p}, ${p}, ${p}, ${p}, ${p}, ${p}, ${p})`.compile(tx).sql;
+    insertSqlByAdapter.set(adapter, text);
+  }
+  return text;
 }
 
 /** One delivery to one enabled endpoint (test events), whatever it subscribed to. */
