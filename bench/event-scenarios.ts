@@ -5,6 +5,7 @@
  * makes its share look larger, not smaller).
  */
 
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,10 +14,11 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { seedDemoData } from '../src/domain/demo/demo-seed.ts';
-import { withTransaction } from '../src/domain/kernel/checks.ts';
+import { parseValid, withTransaction } from '../src/domain/kernel/checks.ts';
 import {
   findEnrollmentOf,
   getEnrollment,
+  LectureProgressFields,
   recordLectureProgress,
 } from '../src/domain/learning/enrollments.ts';
 import { saveLectureProgress } from '../src/domain/learning/lecture-progress.ts';
@@ -28,7 +30,7 @@ import { issueMemberToken } from './mcp-scenarios.ts';
 import { DURATION_SECONDS, type Figures, measure, type Scenario } from './measure.ts';
 import { startLectern } from './servers.ts';
 
-interface Fixture {
+export interface Fixture {
   db: Db;
   schoolId: string;
   userId: string;
@@ -36,7 +38,7 @@ interface Fixture {
   dir: string;
 }
 
-async function fixture(): Promise<Fixture> {
+export async function fixture(): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'lectern-bench-events-'));
   const sqlitePath = join(dir, 'lectern.sqlite');
   const db = openDatabase({ engine: 'sqlite', url: `file:${sqlitePath}`, sqlitePath });
@@ -62,13 +64,14 @@ async function fixture(): Promise<Fixture> {
 }
 
 /** The write as shipped, minus its one outbox call: the same unit of work, same transaction. */
-async function progressWithoutOutbox(
+export async function progressWithoutOutbox(
   db: Db,
   schoolId: string,
   userId: string,
   lecture: { id: string; course_id: string },
   position: number,
 ) {
+  parseValid(LectureProgressFields, { positionSeconds: position });
   return withTransaction(db, async (tx) => {
     await tx
       .selectFrom('lectures')
@@ -162,17 +165,37 @@ async function measureVariants(): Promise<Record<Mode, Figures>> {
 
 let variants: Promise<Record<Mode, Figures>> | undefined;
 
-function progressScenario(name: string, mode: Mode, goalRelativeTo?: string): Scenario {
+/** Issue #13: "the outbox must not cut the write's throughput by more than 15 %". */
+const GOAL = 0.85;
+
+/** The goal's verdict for a write with the outbox against the same write without it. */
+function outboxCheck(withOutbox: Figures, without: Figures): { met: boolean; text: string } {
+  const share = withOutbox.requestsPerSecond / without.requestsPerSecond;
+  return {
+    met: share >= GOAL,
+    text: `${(share * 100).toFixed(1)} % of the same write without the outbox (goal ≥ 85 %, issue #13)`,
+  };
+}
+
+/**
+ * One of the in-process rows. `checked`: the row issue #13's goal is about (the write with its
+ * event); the row with a subscribed endpoint also pays for a webhook delivery row, so it is shown
+ * for what webhooks add, without a verdict (docs/performance.md).
+ */
+function progressScenario(name: string, mode: Mode, checked = false): Scenario {
   return {
     name,
-    goal: goalRelativeTo ? 0.85 : undefined,
-    goalRelativeTo,
     async run() {
       variants ??= measureVariants();
-      const figures = (await variants)[mode];
+      const all = await variants;
+      const share =
+        mode === 'none'
+          ? ''
+          : `; ${((all[mode].requestsPerSecond / all.none.requestsPerSecond) * 100).toFixed(1)} % of the write without the outbox`;
       return {
-        figures,
-        note: 'writes/s in process (recordLectureProgress), interleaved with the other outbox rows',
+        figures: all[mode],
+        note: `writes/s in process (recordLectureProgress), interleaved with the other outbox rows${share}`,
+        check: checked ? outboxCheck(all[mode], all.none) : undefined,
       };
     },
   };
@@ -299,10 +322,64 @@ const httpScenario: Scenario = {
   },
 };
 
+/**
+ * The member's mutation through app.fetch, with and without the outbox, each variant in its own
+ * child process (bench/outbox-http.ts: "without" mocks recordEvent out in that process only),
+ * alternating, two of each; CPU µs per request, shown as requests per CPU-second.
+ */
+async function measureHttpVariants(): Promise<Record<'with' | 'without', Figures>> {
+  const script = new URL('./outbox-http.ts', import.meta.url).pathname;
+  const iterations = String(Math.max(1000, DURATION_SECONDS * 400));
+  const cpu = { with: [] as number[], without: [] as number[] };
+  for (let round = 0; round < 2; round++) {
+    for (const variant of ['without', 'with'] as const) {
+      const out = execFileSync(
+        process.execPath,
+        ['--experimental-test-module-mocks', '--no-warnings', script, variant],
+        { env: { ...process.env, BENCH_ITERATIONS: iterations }, encoding: 'utf8' },
+      );
+      const result = JSON.parse(out.trim().split('\n').at(-1)!) as {
+        microseconds: number;
+        eventsWritten: number;
+      };
+      const expected = variant === 'with' ? Number(iterations) : 0;
+      if (result.eventsWritten < expected || (variant === 'without' && result.eventsWritten !== 0))
+        throw new Error(`${variant}: ${result.eventsWritten} events for ${iterations} writes`);
+      cpu[variant].push(result.microseconds);
+    }
+  }
+  const figures = (us: number[]): Figures => ({
+    requestsPerSecond: 1e6 / (us.reduce((a, b) => a + b, 0) / us.length),
+    p99Ms: 0,
+    non2xx: 0,
+    errors: 0,
+  });
+  return { with: figures(cpu.with), without: figures(cpu.without) };
+}
+
+let httpVariants: Promise<Record<'with' | 'without', Figures>> | undefined;
+
+function httpInProcessScenario(variant: 'with' | 'without'): Scenario {
+  return {
+    name: `outbox: member mutation via app.fetch, ${variant} the outbox`,
+    async run() {
+      httpVariants ??= measureHttpVariants();
+      const all = await httpVariants;
+      return {
+        figures: all[variant],
+        note: 'requests per CPU-second (1e6 / µs per request), the Account API mutation in process',
+        check: variant === 'with' ? outboxCheck(all.with, all.without) : undefined,
+      };
+    },
+  };
+}
+
 export const eventScenarios: Scenario[] = [
   progressScenario(WITHOUT, 'none'),
-  progressScenario('outbox: record lecture progress, with the outbox (in process)', 'outbox', WITHOUT),
-  progressScenario('outbox: the same, with one subscribed endpoint (fan-out row)', 'endpoint', WITHOUT),
+  progressScenario('outbox: record lecture progress, with the outbox (in process)', 'outbox', true),
+  progressScenario('outbox: the same, with one subscribed endpoint (fan-out row)', 'endpoint'),
+  httpInProcessScenario('without'),
+  httpInProcessScenario('with'),
   httpScenario,
   deliveryScenario,
 ];
