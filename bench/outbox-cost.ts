@@ -1,9 +1,14 @@
 /**
  * CPU per write of `recordLectureProgress` with and without its outbox call (issue #13's 15 %
  * budget), in process on SQLite, the variants interleaved in rounds so the machine's load falls
- * on each alike. For finding where the outbox's cost goes: run it under
- * `valgrind --tool=callgrind` or `node --cpu-prof` with BENCH_ONLY=none|outbox|endpoint.
+ * on each alike. For finding where the outbox's cost goes, `node --cpu-prof`, or instruction
+ * counts, which the machine's load does not move: with BENCH_CALLGRIND=1 the measured writes
+ * (only) are counted, one variant per run:
+ *   BENCH_CALLGRIND=1 BENCH_ONLY=outbox BENCH_ITERATIONS=500 BENCH_ROUNDS=1 valgrind \
+ *     --tool=callgrind --instr-atstart=no ./node_modules/.bin/node bench/outbox-cost.ts
+ * ("Collected" ÷ iterations = instructions per write).
  */
+import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { recordLectureProgress } from '../src/domain/learning/enrollments.ts';
 import { createEndpoint } from '../src/webhooks/endpoints.ts';
@@ -39,14 +44,21 @@ if (k >= 0) {
   );
 }
 for (const w of writers) for (let i = 0; i < 1000; i++) await w(i);
+/** Switches callgrind's counting on or off for this process (BENCH_CALLGRIND=1). */
+const counting = (on: boolean) => {
+  if (process.env.BENCH_CALLGRIND === '1')
+    execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(process.pid)]);
+};
 const cpu = modes.map(() => 0);
 const sys = modes.map(() => 0);
 let n = 1000;
 for (let r = 0; r < ROUNDS; r++) {
   for (const [j, w] of writers.entries()) {
+    counting(true);
     const start = process.cpuUsage();
     for (let i = 0; i < ITERATIONS; i++) await w(n + i);
     const used = process.cpuUsage(start);
+    counting(false);
     cpu[j] += used.user + used.system;
     sys[j] += used.system;
   }
