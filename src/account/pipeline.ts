@@ -163,7 +163,12 @@ export async function runGraphQL(
   // account:read to read and account:write to write (spec §5.3, product.md §4).
   const decision = decide(env.principal, op.operation === 'mutation' ? MUTATION : QUERY);
   if (!decision.allowed) return { outcome: 'refused', refusal: decision };
-  const coerced = getVariableValues(accountSchema, op.variableDefinitions ?? [], params.variables ?? {});
+  // An operation declaring no variables ignores any sent (graphql-js coerces them to {}).
+  const definitions = op.variableDefinitions ?? [];
+  const coerced =
+    definitions.length === 0
+      ? { coerced: {} }
+      : getVariableValues(accountSchema, definitions, params.variables ?? {});
   if (coerced.errors) {
     return fail(
       400,
