@@ -18,26 +18,35 @@ import { accountSchema } from './schema.ts';
 export const JIT = {
   /** Runs through graphql-js before an operation is compiled: one-off queries never are. */
   compileAfter: 3,
-  /** Compiled operations kept (least recently used dropped first). */
-  maxCompiled: 100,
+  /**
+   * Compiled operations kept, least recently used dropped first: one holds ~50 KB for the §2.5
+   * query, ~190 KB for a whole-course-tree query (docs/decisions.md).
+   */
+  maxCompiled: 50,
   /** Compilations per minute for the whole process: past that, graphql-js runs until it refills. */
   compilesPerMinute: 60,
 };
 
-/** Compiled operations by their (cached) operation node; `null`: graphql-js runs it for good. */
-const compiled = new Map<OperationDefinitionNode, CompiledQuery | null>();
-/** Runs per operation node, forgotten with the document when the parse cache drops it. */
-const runs = new WeakMap<OperationDefinitionNode, number>();
+/** Compiled operations by their (cached) operation node, in least-recently-used order. */
+const compiled = new Map<OperationDefinitionNode, CompiledQuery>();
+/**
+ * Runs per operation node, and the operations graphql-js keeps (not eligible, or graphql-jit
+ * could not compile them): both forgotten with the document when the parse cache drops it.
+ */
+let runs = new WeakMap<OperationDefinitionNode, number>();
+let refused = new WeakSet<OperationDefinitionNode>();
 let budget = { windowStart: 0, used: 0 };
 
-/** How many compiled (or refused) operations are held: for the bound's test. */
+/** How many compiled operations are held: for the bound's test. */
 export function compiledCount(): number {
   return compiled.size;
 }
 
-/** Forgets every compiled operation (tests switch paths with it). */
+/** Forgets every compiled operation and every count (tests switch paths with it). */
 export function clearCompiled(): void {
   compiled.clear();
+  runs = new WeakMap();
+  refused = new WeakSet();
   budget = { windowStart: 0, used: 0 };
 }
 
@@ -77,16 +86,26 @@ function jsExecution(run: Execution) {
 function compiledFor(run: Execution): CompiledQuery | null {
   const op = run.operation;
   const hit = compiled.get(op);
-  if (hit !== undefined) {
+  if (hit) {
     // Least recently used goes first: move the hit to the end.
     compiled.delete(op);
     compiled.set(op, hit);
     return hit;
   }
+  if (refused.has(op)) return null;
   const seen = (runs.get(op) ?? 0) + 1;
   runs.set(op, seen);
-  if (seen < JIT.compileAfter || !withinBudget()) return null;
-  const query = eligible(op, run.document) ? compile(run.document, op) : null;
+  if (seen < JIT.compileAfter) return null;
+  if (!eligible(op, run.document)) {
+    refused.add(op);
+    return null;
+  }
+  if (!withinBudget()) return null;
+  const query = compile(run.document, op);
+  if (!query) {
+    refused.add(op);
+    return null;
+  }
   if (compiled.size >= JIT.maxCompiled) compiled.delete(compiled.keys().next().value!);
   compiled.set(op, query);
   return query;
