@@ -65,7 +65,14 @@ export interface Execution {
 export async function executeOperation(run: Execution): Promise<ExecutionResult> {
   const query = compiledFor(run);
   if (!query) return execute(jsExecution(run));
-  const result = await query.query(undefined, run.context, run.variables);
+  let result: ExecutionResult;
+  try {
+    result = await query.query(undefined, run.context, run.variables);
+  } catch {
+    // Resolver errors are caught inside the compiled function: this is graphql-jit failing.
+    // Queries only read, so graphql-js may run it again.
+    return execute(jsExecution(run));
+  }
   // No data at all: its variable parsing refused what graphql-js accepted (pipeline.ts coerced
   // them first). Never seen; graphql-js answers such a request as it always did.
   if (result.data === undefined) return execute(jsExecution(run));
