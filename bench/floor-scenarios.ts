@@ -5,7 +5,7 @@ import { warmThenMeasure } from './measure.ts';
 import { BENCH_DATABASE_URL, startFloor } from './servers.ts';
 
 /**
- * The library floors (floor-server.ts): graphql-js and the MCP server SDK alone, with no token
+ * The library floors (floor-server.ts): graphql-js, graphql-jit and the MCP server SDK alone, with no token
  * check, database or middleware. No goals of their own; they bound what the issue #4 and #6
  * scenarios can reach on this stack.
  */
@@ -62,6 +62,12 @@ export const floorScenarios: Scenario[] = [
   floorScenario(
     'floor: graphql-js alone, spec 2.5 query on in-memory data',
     '/graphql',
+    { 'content-type': 'application/json' },
+    QUERY,
+  ),
+  floorScenario(
+    'floor: graphql-jit alone, spec 2.5 query on in-memory data',
+    '/graphql-jit',
     { 'content-type': 'application/json' },
     QUERY,
   ),

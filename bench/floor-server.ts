@@ -6,6 +6,8 @@
  *
  * - POST /graphql: graphql-js executing spec §2.5's query against in-memory data, the parsed
  *   document cached (as Lectern caches it).
+ * - POST /graphql-jit: the same query compiled once by graphql-jit (as Lectern runs a hot query)
+ *   on the same schema with explicit resolvers (graphql-jit calls no function-valued property).
  * - POST /mcp: the official MCP server SDK's handler answering tools/call of one tool that returns
  *   a constant, stateless, as Lectern serves it.
  * - GET /pg (with BENCH_DATABASE_URL): one `select 1` through a pg pool of Lectern's size, the
@@ -13,18 +15,20 @@
  */
 import { serve } from '@hono/node-server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { buildSchema, type DocumentNode, execute, parse } from 'graphql';
+import { buildSchema, type DocumentNode, execute, type GraphQLObjectType, parse } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { Hono } from 'hono';
 import pg from 'pg';
 import { z } from 'zod';
 
-const schema = buildSchema(`
+const SDL = `
   type Query { viewer: Viewer }
   type Viewer { id: ID! email: String! enrolledCourses(first: Int): EnrollmentConnection! }
   type EnrollmentConnection { nodes: [Enrollment!]! }
   type Enrollment { slug: String! expireDate: String hasLifetimeAccess: Boolean! lastWatchedLecture: LastWatched }
   type LastWatched { lectureId: ID! positionSeconds: Int! }
-`);
+`;
+const schema = buildSchema(SDL);
 
 const viewer = {
   id: 'usr_01m8187bd339egrpx5x805nwj5',
@@ -53,6 +57,25 @@ app.post('/graphql', async (c) => {
     documents.set(query, document);
   }
   const result = await execute({ schema, document, rootValue: { viewer: async () => viewer } });
+  return c.body(JSON.stringify(result), 200, { 'Content-Type': 'application/json' });
+});
+
+const jitSchema = buildSchema(SDL);
+(jitSchema.getQueryType() as GraphQLObjectType).getFields().viewer.resolve = async () => viewer;
+(jitSchema.getType('Viewer') as GraphQLObjectType).getFields().enrolledCourses.resolve = (v: typeof viewer) =>
+  v.enrolledCourses();
+const compiled = new Map<string, CompiledQuery>();
+
+app.post('/graphql-jit', async (c) => {
+  const { query } = JSON.parse(await c.req.text()) as { query: string };
+  let run = compiled.get(query);
+  if (!run) {
+    const made = compileQuery(jitSchema, parse(query));
+    if (!isCompiledQuery(made)) throw new Error('graphql-jit could not compile the floor query');
+    run = made;
+    compiled.set(query, run);
+  }
+  const result = await run.query(undefined, undefined, {});
   return c.body(JSON.stringify(result), 200, { 'Content-Type': 'application/json' });
 });
 

@@ -1,6 +1,5 @@
 import {
   type DocumentNode,
-  execute,
   type FragmentDefinitionNode,
   type GraphQLError,
   type GraphQLFormattedError,
@@ -17,6 +16,7 @@ import type { Principal } from '../resource/principal.ts';
 import type { Db } from '../store/database.ts';
 import { createAccountContext } from './context.ts';
 import { formatExecutionError, requestError } from './errors.ts';
+import { executeOperation } from './execution.ts';
 import { checkCost, checkDepth, fragmentsOf, LIMITS } from './limits.ts';
 import { accountSchema } from './schema.ts';
 
@@ -137,7 +137,8 @@ function costErrors(
 /**
  * Runs one GraphQL request for a verified principal: cached parse + validation, operation
  * choice, method and scope rules, variable coercion, cost and `first` checks, then execution
- * on the prebuilt schema with fresh per-request loaders.
+ * on the prebuilt schema with fresh per-request loaders (graphql-jit once an operation has
+ * proved hot, execution.ts).
  */
 export async function runGraphQL(
   params: GraphQLParams,
@@ -162,7 +163,12 @@ export async function runGraphQL(
   // account:read to read and account:write to write (spec §5.3, product.md §4).
   const decision = decide(env.principal, op.operation === 'mutation' ? MUTATION : QUERY);
   if (!decision.allowed) return { outcome: 'refused', refusal: decision };
-  const coerced = getVariableValues(accountSchema, op.variableDefinitions ?? [], params.variables ?? {});
+  // An operation declaring no variables ignores any sent (graphql-js coerces them to {}).
+  const definitions = op.variableDefinitions ?? [];
+  const coerced =
+    definitions.length === 0
+      ? { coerced: {} }
+      : getVariableValues(accountSchema, definitions, params.variables ?? {});
   if (coerced.errors) {
     return fail(
       400,
@@ -171,12 +177,11 @@ export async function runGraphQL(
   }
   const cost = costErrors(prepared, op, coerced.coerced);
   if (cost.length > 0) return fail(400, cost);
-  const result = await execute({
-    schema: accountSchema,
+  const result = await executeOperation({
     document: prepared.document,
-    operationName: op.name?.value,
-    variableValues: params.variables ?? {},
-    contextValue: createAccountContext(env.db, env.principal),
+    operation: op,
+    variables: params.variables ?? {},
+    context: createAccountContext(env.db, env.principal),
   });
   const body: ResultBody = { data: result.data };
   if (result.errors) {
