@@ -2,7 +2,9 @@
  * In-process cost per request (µs of CPU, no socket, no load generator): Lectern's app.fetch
  * against a fresh SQLite database with the demo data, for the hot paths of issue #14. Use with
  * `node --cpu-prof bench/in-process.ts [only]` to profile one path; the figures are for finding
- * where time goes, the socket bench (run.ts) says how far a path is from its goal.
+ * where time goes, the socket bench (run.ts) says how far a path is from its goal. The write
+ * paths (`refresh`: rotation, each answer's refresh token presented next; `code`: code exchange
+ * with an id_token) run only when named.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { DEMO_MEMBER_APP_ID, seedDemoData } from '../src/domain/demo/demo-seed.t
 import { openRuntime } from '../src/runtime.ts';
 import { QUERY } from './account-scenarios.ts';
 import { issueMemberToken, toolsCall } from './mcp-scenarios.ts';
+import { prepareOAuthStore, REDIRECT_URI } from './oauth-scenarios.ts';
 
 const only = process.argv[2];
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 20_000);
@@ -27,6 +30,11 @@ const config = loadConfig(env);
 const runtime = await openRuntime(config, { processMetrics: false });
 await seedDemoData(runtime.db);
 const token = await issueMemberToken(env, ['openid', 'profile', 'email', 'account:read']);
+// Single-use credentials for the write paths: one code per request; refresh tokens are chained
+// (each response's new refresh token is the next request's), as the socket bench does.
+const writes = only === 'refresh' || only === 'code';
+const pool = await prepareOAuthStore(env, only === 'code' ? ITERATIONS + 2001 : 0, writes ? 1 : 0);
+let refreshToken = pool.refreshTokens[0];
 const app = createApp(runtime);
 const base = 'http://127.0.0.1:1';
 const bearer = { authorization: `Bearer ${token}` };
@@ -37,6 +45,7 @@ const mcpHeaders = {
   'mcp-protocol-version': '2025-11-25',
 };
 
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const paths: Record<string, () => Request> = {
   healthz: () => new Request(`${base}/healthz`),
   userinfo: () => new Request(`${base}/api/oauth/userinfo`, { headers: bearer }),
@@ -48,15 +57,40 @@ const paths: Record<string, () => Request> = {
     }),
   graphql: () => new Request(`${base}/account/graphql`, { method: 'POST', headers: json, body: QUERY }),
   mcp: () => new Request(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body: toolsCall(false) }),
+  refresh: () =>
+    new Request(`${base}/api/oauth/token`, {
+      method: 'POST',
+      headers: form,
+      body: `grant_type=refresh_token&client_id=${DEMO_MEMBER_APP_ID}&refresh_token=${refreshToken}`,
+    }),
+  code: () =>
+    new Request(`${base}/api/oauth/token`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: DEMO_MEMBER_APP_ID,
+        code: pool.codes.pop() ?? 'exhausted',
+        code_verifier: pool.verifier,
+        redirect_uri: REDIRECT_URI,
+        resource: pool.resource,
+      }).toString(),
+    }),
+};
+// Only the write paths need the answer; reading it for the others would add to their figure.
+const consume = async (name: string, res: Response) => {
+  if (name !== 'refresh') return void (await res.arrayBuffer());
+  refreshToken = ((await res.json()) as { refresh_token: string }).refresh_token;
 };
 
 for (const [name, make] of Object.entries(paths)) {
-  if (only && name !== only) continue;
+  if (only ? name !== only : name === 'refresh' || name === 'code') continue;
   const first = await app.fetch(make());
   if (first.status !== 200) throw new Error(`${name} answered ${first.status}: ${await first.text()}`);
-  for (let i = 0; i < 2000; i++) await (await app.fetch(make())).arrayBuffer();
+  await consume(name, first);
+  for (let i = 0; i < 2000; i++) await consume(name, await app.fetch(make()));
   const start = process.cpuUsage();
-  for (let i = 0; i < ITERATIONS; i++) await (await app.fetch(make())).arrayBuffer();
+  for (let i = 0; i < ITERATIONS; i++) await consume(name, await app.fetch(make()));
   const used = process.cpuUsage(start);
   console.log(`${name.padEnd(14)} ${((used.user + used.system) / ITERATIONS).toFixed(1)} µs/request`);
 }
