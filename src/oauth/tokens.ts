@@ -1,7 +1,9 @@
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { preparedRead } from '../store/prepared.ts';
 import { isoIn, isoNow, nowMs } from '../store/time.ts';
-import type { Grant } from './grants.ts';
+import { type GrantStanding, JOINED_STANDING_COLUMNS } from './grant-checks.ts';
+import { type Grant, grantFromJoined, JOINED_GRANT_COLUMNS } from './grants.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 
 /** product.md §5: access tokens live 1 hour, refresh tokens 30 days (rotated on every use). */
@@ -19,7 +21,7 @@ export interface IssuedTokens {
   readonly scopes: string[];
 }
 
-/** A stored token with the state of its grant. */
+/** A stored token with its grant, and what its grant's use is re-checked against. */
 export interface StoredToken {
   readonly tokenHash: string;
   readonly kind: TokenKind;
@@ -34,6 +36,9 @@ export interface StoredToken {
   readonly revokedAt: string | null;
   readonly rotatedAt: string | null;
   readonly grantRevokedAt: string | null;
+  readonly grant: Grant;
+  /** The school's beta features and the user's membership there (grant-checks.ts). */
+  readonly standing: GrantStanding;
 }
 
 /**
@@ -82,16 +87,40 @@ export async function issueTokens(
   return { accessToken, refreshToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scopes: [...accessScopes] };
 }
 
-/** A token by its value (any state), with its grant's revocation, or undefined. */
+// The token, its grant, the grant's school and the user's membership there: one indexed join,
+// compiled once and a named statement on PostgreSQL. Refresh, introspection and revocation read
+// it, so none of them reads the grant or the membership again (issue #14).
+const tokenByHash = preparedRead((db, arg) =>
+  db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+    .leftJoin('schools as s', 's.id', 'g.school_id')
+    .leftJoin('memberships as m', (j) =>
+      j.onRef('m.school_id', '=', 'g.school_id').onRef('m.user_id', '=', 'g.user_id'),
+    )
+    .select([
+      't.token_hash',
+      't.kind',
+      't.grant_id',
+      't.client_id',
+      't.user_id',
+      't.school_id',
+      't.scopes',
+      't.resource',
+      't.expires_at',
+      't.created_at',
+      't.revoked_at',
+      't.rotated_at',
+      ...JOINED_GRANT_COLUMNS,
+      ...JOINED_STANDING_COLUMNS,
+    ])
+    .where('t.token_hash', '=', arg(0)),
+);
+
+/** A token by its value (any state), with its grant and standing, or undefined. */
 export async function findToken(db: Db | Tx, token: string): Promise<StoredToken | undefined> {
   if (!token || token.length > 512) return undefined;
-  const row = await db
-    .selectFrom('oauth_tokens')
-    .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
-    .selectAll('oauth_tokens')
-    .select('oauth_grants.revoked_at as grant_revoked_at')
-    .where('oauth_tokens.token_hash', '=', sha256(token))
-    .executeTakeFirst();
+  const row = (await tokenByHash(db, sha256(token)))[0];
   if (!row) return undefined;
   return {
     tokenHash: row.token_hash,
@@ -106,7 +135,9 @@ export async function findToken(db: Db | Tx, token: string): Promise<StoredToken
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     rotatedAt: row.rotated_at,
-    grantRevokedAt: row.grant_revoked_at,
+    grantRevokedAt: row.g_revoked_at,
+    grant: grantFromJoined(row),
+    standing: { s_beta_features: row.s_beta_features, m_roles: row.m_roles, m_status: row.m_status },
   };
 }
 
