@@ -1,6 +1,6 @@
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import type { Db, Tx } from '../store/database.ts';
-import { preparedRead } from '../store/prepared.ts';
+import { preparedRead, preparedWrite } from '../store/prepared.ts';
 import { isoIn, isoNow } from '../store/time.ts';
 import { type GrantStanding, JOINED_STANDING_COLUMNS } from './grant-checks.ts';
 import { type Grant, grantFromJoined, JOINED_GRANT_COLUMNS } from './grants.ts';
@@ -113,11 +113,13 @@ export async function findCode(db: Db | Tx, code: string): Promise<StoredCode | 
  * concurrency on both engines: exactly one caller sees `true` (RFC 6749 §4.1.2 single use).
  */
 export async function markCodeUsed(tx: Tx, codeHash: string): Promise<boolean> {
-  const result = await tx
-    .updateTable('oauth_codes')
-    .set({ used_at: isoNow() })
-    .where('code_hash', '=', codeHash)
-    .where('used_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return (await useCode(tx, isoNow(), codeHash)) === 1;
 }
+
+const useCode = preparedWrite((db, arg) =>
+  db
+    .updateTable('oauth_codes')
+    .set({ used_at: arg(0) })
+    .where('code_hash', '=', arg(1))
+    .where('used_at', 'is', null),
+);

@@ -1,6 +1,7 @@
 import { newId } from '../crypto/ids.ts';
 import { recordEvent } from '../events/outbox.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { preparedWrite } from '../store/prepared.ts';
 import { isoNow, nowMs } from '../store/time.ts';
 import type { Audience } from './scopes.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
@@ -142,8 +143,16 @@ export async function findRememberedGrant(
 
 /** Marks a grant as used now (shown to users as "last used"). */
 export async function touchGrant(db: Db | Tx, id: string): Promise<void> {
-  await db.updateTable('oauth_grants').set({ last_used_at: isoNow() }).where('id', '=', id).execute();
+  await touch(db, isoNow(), id);
 }
+
+// In every refresh and code exchange: compiled once, named on PostgreSQL.
+const touch = preparedWrite((db, arg) =>
+  db
+    .updateTable('oauth_grants')
+    .set({ last_used_at: arg(0) })
+    .where('id', '=', arg(1)),
+);
 
 /**
  * Revokes a grant and every token issued from it, at once (RFC 7009 §2.1: revoking a refresh

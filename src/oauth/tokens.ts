@@ -1,6 +1,6 @@
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import type { Db, Tx } from '../store/database.ts';
-import { preparedRead } from '../store/prepared.ts';
+import { preparedRead, preparedWrite } from '../store/prepared.ts';
 import { isoIn, isoNow, nowMs } from '../store/time.ts';
 import { type GrantStanding, JOINED_STANDING_COLUMNS } from './grant-checks.ts';
 import { type Grant, grantFromJoined, JOINED_GRANT_COLUMNS } from './grants.ts';
@@ -41,6 +41,25 @@ export interface StoredToken {
   readonly standing: GrantStanding;
 }
 
+// The pair's one INSERT, compiled once (issue #14). Arguments: grant, client, user, school,
+// resource, created_at, then hash, scopes and expiry of the access token and of the refresh token.
+const insertPair = preparedWrite((db, arg) => {
+  const common = {
+    grant_id: arg(0),
+    client_id: arg(1),
+    user_id: arg(2),
+    school_id: arg(3),
+    resource: arg(4),
+    created_at: arg(5),
+    revoked_at: null,
+    rotated_at: null,
+  };
+  return db.insertInto('oauth_tokens').values([
+    { ...common, token_hash: arg(6), kind: 'access', scopes: arg(7), expires_at: arg(8) },
+    { ...common, token_hash: arg(9), kind: 'refresh', scopes: arg(10), expires_at: arg(11) },
+  ]);
+});
+
 /**
  * Issues an access token (256 random bits, RFC 6750 opaque, bound to the grant's resource per
  * RFC 8707) and a refresh token. The refresh token keeps the grant's full scopes so a narrowed
@@ -55,35 +74,21 @@ export async function issueTokens(
   const accessToken = randomToken(32);
   const refreshToken = randomToken(32);
   const now = nowMs();
-  const common = {
-    grant_id: grant.id,
-    client_id: grant.clientId,
-    user_id: grant.userId,
-    school_id: grant.schoolId,
-    resource: grant.resource,
-    created_at: isoNow(now),
-    revoked_at: null,
-    rotated_at: null,
-  };
-  await tx
-    .insertInto('oauth_tokens')
-    .values([
-      {
-        ...common,
-        token_hash: sha256(accessToken),
-        kind: 'access',
-        scopes: formatScopes(accessScopes),
-        expires_at: isoIn(ACCESS_TOKEN_LIFETIME_SECONDS, now),
-      },
-      {
-        ...common,
-        token_hash: sha256(refreshToken),
-        kind: 'refresh',
-        scopes: formatScopes(refreshScopes),
-        expires_at: isoIn(REFRESH_TOKEN_LIFETIME_SECONDS, now),
-      },
-    ])
-    .execute();
+  await insertPair(
+    tx,
+    grant.id,
+    grant.clientId,
+    grant.userId,
+    grant.schoolId,
+    grant.resource,
+    isoNow(now),
+    sha256(accessToken),
+    formatScopes(accessScopes),
+    isoIn(ACCESS_TOKEN_LIFETIME_SECONDS, now),
+    sha256(refreshToken),
+    formatScopes(refreshScopes),
+    isoIn(REFRESH_TOKEN_LIFETIME_SECONDS, now),
+  );
   return { accessToken, refreshToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scopes: [...accessScopes] };
 }
 
@@ -156,16 +161,18 @@ export function isTokenActive(token: StoredToken, now: number = nowMs()): boolea
  * concurrent refreshes: exactly one caller sees `true`.
  */
 export async function markRefreshRotated(tx: Tx, tokenHash: string): Promise<boolean> {
-  const result = await tx
+  return (await rotateOut(tx, isoNow(), tokenHash)) === 1;
+}
+
+const rotateOut = preparedWrite((db, arg) =>
+  db
     .updateTable('oauth_tokens')
-    .set({ rotated_at: isoNow() })
-    .where('token_hash', '=', tokenHash)
+    .set({ rotated_at: arg(0) })
+    .where('token_hash', '=', arg(1))
     .where('kind', '=', 'refresh')
     .where('rotated_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
+    .where('revoked_at', 'is', null),
+);
 
 /** Revokes one token (an access token: effective on its next use, on every instance). */
 export async function revokeToken(db: Db | Tx, tokenHash: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery } from 'kysely';
+import { type Compilable, CompiledQuery, type QueryResult } from 'kysely';
 import { type Db, preparedOnPostgres, type Tx } from './database.ts';
 
 // The stand-in for argument i while the query is compiled. NUL never reaches a real statement
@@ -6,19 +6,20 @@ import { type Db, preparedOnPostgres, type Tx } from './database.ts';
 const ARG = '\u0000arg';
 
 /**
- * A hot read built with the query builder once per database and compiled once, then executed
- * with each call's arguments: building and compiling a Kysely query cost more than SQLite's
- * execution of the indexed lookups on the UserInfo and introspection paths (issue #14). On
- * PostgreSQL the statement is also named (`preparedOnPostgres`), so each pooled connection plans
- * it once. `build` receives `arg(i)` to place the i-th argument; every other value in it is fixed.
- * Only for queries with an explicit shape: `selectAll()` is fine (the columns are the table's).
+ * A hot statement built with the query builder once per database and compiled once, then
+ * executed with each call's arguments: building and compiling a Kysely query cost more than
+ * SQLite's execution of the indexed lookups on the UserInfo and introspection paths (issue #14).
+ * On PostgreSQL the statement is also named (`preparedOnPostgres`), so each pooled connection
+ * plans it once. `build` receives `arg(i)` to place the i-th argument (one argument may be placed
+ * several times); every other value in it is fixed. Reads list their columns (a plan outlives
+ * nothing but the connection, and must not outlive a table's shape).
  */
-export function preparedRead<Row>(
+export function preparedQuery<Row>(
   build: (db: Db, arg: (i: number) => string) => Compilable<Row>,
-): (db: Db | Tx, ...args: unknown[]) => Promise<Row[]> {
+): (db: Db | Tx, ...args: unknown[]) => Promise<QueryResult<Row>> {
   // By the engine's adapter: a transaction shares its database's.
   const compiled = new WeakMap<object, { sql: string; fixed: readonly unknown[]; slots: number[] }>();
-  return async (db, ...args) => {
+  return (db, ...args) => {
     const adapter = db.getExecutor().adapter;
     let query = compiled.get(adapter);
     if (!query) {
@@ -32,6 +33,22 @@ export function preparedRead<Row>(
     }
     const { sql, fixed, slots } = query;
     const parameters = slots.map((slot, i) => (slot < 0 ? fixed[i] : args[slot]));
-    return (await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters))).rows;
+    return db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
   };
+}
+
+/** preparedQuery for a read: the rows. */
+export function preparedRead<Row>(
+  build: (db: Db, arg: (i: number) => string) => Compilable<Row>,
+): (db: Db | Tx, ...args: unknown[]) => Promise<Row[]> {
+  const query = preparedQuery(build);
+  return async (db, ...args) => (await query(db, ...args)).rows;
+}
+
+/** preparedQuery for an UPDATE, INSERT or DELETE: how many rows it changed. */
+export function preparedWrite(
+  build: (db: Db, arg: (i: number) => string) => Compilable<unknown>,
+): (db: Db | Tx, ...args: unknown[]) => Promise<number> {
+  const query = preparedQuery(build);
+  return async (db, ...args) => Number((await query(db, ...args)).numAffectedRows ?? 0);
 }
