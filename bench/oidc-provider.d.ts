@@ -25,3 +25,15 @@ declare module 'oidc-provider' {
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
   }
 }
+
+// The in-memory adapter and its store (peer-server.ts widens the default 1 000-entry LRU).
+declare module 'oidc-provider/lib/adapters/memory_adapter.js' {
+  export default class MemoryAdapter {
+    constructor(model: string, store: unknown);
+  }
+}
+declare module 'oidc-provider/lib/helpers/lru.js' {
+  export default class LRU {
+    constructor(options: { maxSize: number });
+  }
+}

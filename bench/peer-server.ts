@@ -8,6 +8,15 @@
  */
 import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
+import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
+import LRU from 'oidc-provider/lib/helpers/lru.js';
+
+// The default in-memory adapter keeps 1 000 entries (an LRU): a refresh run writes an access and
+// a refresh token per rotation, so within a second the tokens held back for after the warm-up
+// were evicted and every later request was refused (55 k non-2xx in an earlier run). Lectern's
+// store keeps every row, so the peer's memory adapter gets a store that keeps every entry too.
+const store = new LRU({ maxSize: 10_000_000 });
+const adapter = (model: string) => new MemoryAdapter(model, store);
 
 const port = Number(process.argv[2] ?? 0);
 const refreshCount = Number(process.argv[3] ?? 64);
@@ -29,6 +38,7 @@ const provider = new Provider(issuer, {
     },
   ],
   claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+  adapter,
   features: { introspection: { enabled: true }, devInteractions: { enabled: false } },
   findAccount: async (_ctx: unknown, id: string) => (id === account.accountId ? account : undefined),
   ttl: { AccessToken: 3600, RefreshToken: 86_400, IdToken: 3600, Grant: 86_400 },
@@ -37,17 +47,21 @@ const provider = new Provider(issuer, {
 });
 provider.on('server_error', (_ctx, err) => console.error(err));
 
+// One grant per refresh token, as Lectern's refresh row issues them (oauth-scenarios.ts): a
+// refused rotation (reuse) revokes its grant's tokens, and should end only its own chain.
 async function mint() {
   const client = await provider.Client.find(CLIENT_ID);
   if (!client) throw new Error('peer client missing');
   const scope = 'openid profile email';
-  const grant = new provider.Grant({ accountId: account.accountId, clientId: CLIENT_ID });
-  grant.addOIDCScope(scope);
-  const grantId = await grant.save();
+  const newGrant = async () => {
+    const grant = new provider.Grant({ accountId: account.accountId, clientId: CLIENT_ID });
+    grant.addOIDCScope(scope);
+    return grant.save();
+  };
   const accessToken = await new provider.AccessToken({
     accountId: account.accountId,
     client,
-    grantId,
+    grantId: await newGrant(),
     scope,
     gty: 'authorization_code',
   }).save();
@@ -57,7 +71,7 @@ async function mint() {
       await new provider.RefreshToken({
         accountId: account.accountId,
         client,
-        grantId,
+        grantId: await newGrant(),
         scope,
         gty: 'authorization_code',
         authTime: Math.floor(Date.now() / 1000),

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { runInEventScope } from '../events/context.ts';
-import { type Clock, withClock } from '../store/time.ts';
+import { freshEventScope } from '../events/context.ts';
+import type { Clock } from '../store/time.ts';
+import { runInWorkScope } from '../store/work-scope.ts';
 import { accessLogRecorder } from './access-log.ts';
 import type { AppEnv } from './context.ts';
 import { applyDefaultHeaders } from './default-headers.ts';
@@ -13,13 +14,13 @@ const MAX_REQUEST_ID = 128;
 const FOREIGN_ID = /[^\w\-=]/;
 
 /**
- * What every request pays for, in one middleware frame instead of five: the app's clock bound
- * for the whole request (store/time.ts), the request id (the caller's `X-Request-Id` if short
- * and plain, else a fresh UUID; echoed on the response), one duration measured for both the
- * metrics and the access log, the request's event scope (events/context.ts), and the default
- * headers on the finished response. Each piece is
- * still defined in its own module; this only saves the per-middleware dispatch and the second
- * clock read, which were a third of `/healthz`'s cost (docs/performance.md, issue #14).
+ * What every request pays for, in one middleware frame instead of five: one work scope
+ * (store/work-scope.ts) carrying both the app's clock (store/time.ts) and the request's event
+ * scope (events/context.ts), the request id (the caller's `X-Request-Id` if short and plain,
+ * else a fresh UUID; echoed on the response), one duration measured for both the metrics and
+ * the access log, and the default headers on the finished response. Each piece is still defined
+ * in its own module; this only saves the per-middleware dispatch, the second clock read and the
+ * second AsyncLocalStorage scope (docs/performance.md, issue #14).
  */
 export function requestEnvelope(ctx: {
   clock: Clock;
@@ -28,17 +29,17 @@ export function requestEnvelope(ctx: {
 }): MiddlewareHandler<AppEnv> {
   const log = accessLogRecorder(ctx.logger);
   const record = requestRecorder(ctx.metrics);
-  return (c, next) =>
-    withClock(ctx.clock, async () => {
-      const start = performance.now();
-      let id = c.req.header(REQUEST_ID_HEADER);
-      if (!id || id.length > MAX_REQUEST_ID || FOREIGN_ID.test(id)) id = crypto.randomUUID();
-      c.set('requestId', id);
-      // Every domain event the request causes carries its id, and its actor once identified.
-      await runInEventScope(id, next);
-      const elapsedMs = performance.now() - start;
-      record(c, elapsedMs);
-      log(c, elapsedMs);
-      applyDefaultHeaders(c, [REQUEST_ID_HEADER, id]);
-    });
+  return async (c, next) => {
+    const start = performance.now();
+    let id = c.req.header(REQUEST_ID_HEADER);
+    if (!id || id.length > MAX_REQUEST_ID || FOREIGN_ID.test(id)) id = crypto.randomUUID();
+    c.set('requestId', id);
+    // The clock for the whole request; every domain event it causes carries its id, and its
+    // actor once identified.
+    await runInWorkScope({ clock: ctx.clock, event: freshEventScope(id) }, next);
+    const elapsedMs = performance.now() - start;
+    record(c, elapsedMs);
+    log(c, elapsedMs);
+    applyDefaultHeaders(c, [REQUEST_ID_HEADER, id]);
+  };
 }

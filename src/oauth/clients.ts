@@ -4,9 +4,10 @@
  */
 import { safeEqual, sha256 } from '../crypto/tokens.ts';
 import type { AppContext } from '../http/context.ts';
+import { preparedRead } from '../store/prepared.ts';
 import { isoNow } from '../store/time.ts';
 import { fetchCimdClient, findStoredCimdClient, isCimdClientId } from './cimd.ts';
-import { clientFromRow, type OAuthClient } from './client-row.ts';
+import { CLIENT_COLUMNS, clientFromRow, type OAuthClient } from './client-row.ts';
 import { loopbackMatches, MAX_REDIRECT_URI_LENGTH, parseLoopback, prefixMatches } from './redirect-uris.ts';
 
 export type { OAuthClient } from './client-row.ts';
@@ -15,6 +16,12 @@ const MAX_CLIENT_ID_LENGTH = 2048;
 
 const validClientId = (clientId: string) =>
   typeof clientId === 'string' && clientId.length > 0 && clientId.length <= MAX_CLIENT_ID_LENGTH;
+
+// Every token, revocation and introspection request authenticates its client: the read is
+// compiled once and a named statement on PostgreSQL (issue #14).
+const registeredClient = preparedRead((db, arg) =>
+  db.selectFrom('oauth_clients').select(CLIENT_COLUMNS).where('id', '=', arg(0)).where('kind', '!=', 'cimd'),
+);
 
 /**
  * A stored client by id; reads only. For an https URL client_id: a vendor's pinned metadata URL,
@@ -32,12 +39,7 @@ export async function findClient(ctx: AppContext, clientId: string): Promise<OAu
       .executeTakeFirst();
     return pinned ? clientFromRow(pinned) : findStoredCimdClient(ctx.db, ctx.config.cimd, clientId);
   }
-  const row = await ctx.db
-    .selectFrom('oauth_clients')
-    .selectAll()
-    .where('id', '=', clientId)
-    .where('kind', '!=', 'cimd')
-    .executeTakeFirst();
+  const row = (await registeredClient(ctx.db, clientId))[0];
   return row ? clientFromRow(row) : undefined;
 }
 

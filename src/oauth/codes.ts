@@ -1,6 +1,9 @@
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { preparedRead, preparedWrite } from '../store/prepared.ts';
 import { isoIn, isoNow } from '../store/time.ts';
+import { type GrantStanding, JOINED_STANDING_COLUMNS } from './grant-checks.ts';
+import { type Grant, grantFromJoined, JOINED_GRANT_COLUMNS } from './grants.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 
 /** Authorization codes live 60 seconds (product.md §5; RFC 6749 §4.1.2 recommends ≤ 10 minutes). */
@@ -19,6 +22,13 @@ export interface AuthorizationCode {
   readonly authTime: string;
   readonly expiresAt: string;
   readonly usedAt: string | null;
+}
+
+/** A stored code with its grant, and what its grant's use is re-checked against. */
+export interface StoredCode extends AuthorizationCode {
+  readonly grant: Grant;
+  /** The school's beta features and the user's membership there (grant-checks.ts). */
+  readonly standing: GrantStanding;
 }
 
 /** Issues a single-use code for a grant; returns the code (shown once, stored hashed). */
@@ -47,14 +57,39 @@ export async function issueCode(
   return code;
 }
 
-/** A code by its value, used or not, or undefined. */
-export async function findCode(db: Db | Tx, code: string): Promise<AuthorizationCode | undefined> {
+// The code, its grant, the grant's school and the user's membership there: one indexed join,
+// compiled once and a named statement on PostgreSQL, so the exchange reads neither the grant nor
+// the membership again (issue #14).
+const codeByHash = preparedRead((db, arg) =>
+  db
+    .selectFrom('oauth_codes as c')
+    .innerJoin('oauth_grants as g', 'g.id', 'c.grant_id')
+    .leftJoin('schools as s', 's.id', 'g.school_id')
+    .leftJoin('memberships as m', (j) =>
+      j.onRef('m.school_id', '=', 'g.school_id').onRef('m.user_id', '=', 'g.user_id'),
+    )
+    .select([
+      'c.code_hash',
+      'c.grant_id',
+      'c.client_id',
+      'c.redirect_uri',
+      'c.code_challenge',
+      'c.scopes',
+      'c.resource',
+      'c.nonce',
+      'c.auth_time',
+      'c.expires_at',
+      'c.used_at',
+      ...JOINED_GRANT_COLUMNS,
+      ...JOINED_STANDING_COLUMNS,
+    ])
+    .where('c.code_hash', '=', arg(0)),
+);
+
+/** A code by its value, used or not, with its grant and standing, or undefined. */
+export async function findCode(db: Db | Tx, code: string): Promise<StoredCode | undefined> {
   if (code.length > 512) return undefined;
-  const row = await db
-    .selectFrom('oauth_codes')
-    .selectAll()
-    .where('code_hash', '=', sha256(code))
-    .executeTakeFirst();
+  const row = (await codeByHash(db, sha256(code)))[0];
   if (!row) return undefined;
   return {
     codeHash: row.code_hash,
@@ -68,6 +103,8 @@ export async function findCode(db: Db | Tx, code: string): Promise<Authorization
     authTime: row.auth_time,
     expiresAt: row.expires_at,
     usedAt: row.used_at,
+    grant: grantFromJoined(row),
+    standing: { s_beta_features: row.s_beta_features, m_roles: row.m_roles, m_status: row.m_status },
   };
 }
 
@@ -76,11 +113,13 @@ export async function findCode(db: Db | Tx, code: string): Promise<Authorization
  * concurrency on both engines: exactly one caller sees `true` (RFC 6749 §4.1.2 single use).
  */
 export async function markCodeUsed(tx: Tx, codeHash: string): Promise<boolean> {
-  const result = await tx
-    .updateTable('oauth_codes')
-    .set({ used_at: isoNow() })
-    .where('code_hash', '=', codeHash)
-    .where('used_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return (await useCode(tx, isoNow(), codeHash)) === 1;
 }
+
+const useCode = preparedWrite((db, arg) =>
+  db
+    .updateTable('oauth_codes')
+    .set({ used_at: arg(0) })
+    .where('code_hash', '=', arg(1))
+    .where('used_at', 'is', null),
+);

@@ -2,6 +2,7 @@ import { isMember, isOperator, parseRoles } from '../domain/school/roles.ts';
 import { betaFeatures } from '../domain/school/schools.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext } from '../http/context.ts';
+import { preparedRead } from '../store/prepared.ts';
 import type { OAuthClient } from './clients.ts';
 import type { Grant } from './grants.ts';
 
@@ -12,31 +13,55 @@ export interface UsableGrant {
 }
 
 /**
+ * What consent relied on, as read with the grant: its school's beta features (null when the
+ * school is gone) and the user's membership there (null when none). Reads joining
+ * `schools as s` and `memberships as m` to a grant select these columns (tokens.ts, codes.ts).
+ */
+export const JOINED_STANDING_COLUMNS = [
+  's.beta_features as s_beta_features',
+  'm.roles as m_roles',
+  'm.status as m_status',
+] as const;
+
+export interface GrantStanding {
+  readonly s_beta_features: string | null;
+  readonly m_roles: string | null;
+  readonly m_status: string | null;
+}
+
+const standingOf = preparedRead((db, arg) =>
+  db
+    .selectFrom('schools as s')
+    .leftJoin('memberships as m', (j) => j.onRef('m.school_id', '=', 's.id').on('m.user_id', '=', arg(1)))
+    .select(JOINED_STANDING_COLUMNS)
+    .where('s.id', '=', arg(0)),
+);
+
+/**
  * Re-checks, whenever a grant yields tokens, what consent relied on: the grant is live, a
  * member app's school still has MCP connections on (spec §5.2), and the user still holds a role
- * that makes them eligible for the grant's audience at its school (product.md §2). One query.
+ * that makes them eligible for the grant's audience at its school (product.md §2). One query,
+ * or none when the caller read the standing with the grant (`known`).
  */
 export async function assertGrantUsable(
   ctx: AppContext,
   client: OAuthClient,
   grant: Grant | undefined,
+  known?: GrantStanding,
 ): Promise<UsableGrant> {
   if (!grant || grant.revokedAt) throw new OAuthError('invalid_grant', 'The grant has been revoked.');
-  const row = await ctx.db
-    .selectFrom('schools as s')
-    .leftJoin('memberships as m', (j) =>
-      j.onRef('m.school_id', '=', 's.id').on('m.user_id', '=', grant.userId),
-    )
-    .select(['s.beta_features', 'm.roles', 'm.status'])
-    .where('s.id', '=', grant.schoolId)
-    .executeTakeFirst();
-  if (client.kind === 'member' && (!row || !betaFeatures(row).includes('mcp_connections'))) {
+  const row = known ?? (await standingOf(ctx.db, grant.schoolId, grant.userId))[0];
+  const schoolFeatures = row?.s_beta_features;
+  if (
+    client.kind === 'member' &&
+    (schoolFeatures == null || !betaFeatures({ beta_features: schoolFeatures }).includes('mcp_connections'))
+  ) {
     throw new OAuthError(
       'unauthorized_client',
       'This school has turned off MCP connections, so its member apps cannot be used.',
     );
   }
-  const roles = row?.status === 'active' && row.roles ? parseRoles(row.roles) : [];
+  const roles = row?.m_status === 'active' && row.m_roles ? parseRoles(row.m_roles) : [];
   const eligible = grant.audience === 'member' ? isMember(roles) : isOperator(roles);
   if (!eligible) {
     throw new OAuthError(

@@ -1,6 +1,7 @@
 import { newId } from '../crypto/ids.ts';
 import { recordEvent } from '../events/outbox.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { preparedWrite } from '../store/prepared.ts';
 import { isoNow, nowMs } from '../store/time.ts';
 import type { Audience } from './scopes.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
@@ -37,6 +38,47 @@ function toGrant(row: OAuthGrantsTable): Grant {
     resource: row.resource,
     authTime: row.auth_time,
     revokedAt: row.revoked_at,
+  };
+}
+
+/**
+ * The grant's columns as a read joining `oauth_grants as g` selects them (tokens.ts, codes.ts):
+ * the token or code and its grant in one statement instead of two (issue #14).
+ */
+export const JOINED_GRANT_COLUMNS = [
+  'g.id as g_id',
+  'g.client_id as g_client_id',
+  'g.user_id as g_user_id',
+  'g.school_id as g_school_id',
+  'g.audience as g_audience',
+  'g.scopes as g_scopes',
+  'g.resource as g_resource',
+  'g.auth_time as g_auth_time',
+  'g.revoked_at as g_revoked_at',
+] as const;
+
+/** The grant a joined read's JOINED_GRANT_COLUMNS describe. */
+export function grantFromJoined(row: {
+  g_id: string;
+  g_client_id: string;
+  g_user_id: string;
+  g_school_id: string;
+  g_audience: Audience;
+  g_scopes: string;
+  g_resource: string;
+  g_auth_time: string;
+  g_revoked_at: string | null;
+}): Grant {
+  return {
+    id: row.g_id,
+    clientId: row.g_client_id,
+    userId: row.g_user_id,
+    schoolId: row.g_school_id,
+    audience: row.g_audience,
+    scopes: parseScopes(row.g_scopes),
+    resource: row.g_resource,
+    authTime: row.g_auth_time,
+    revokedAt: row.g_revoked_at,
   };
 }
 
@@ -101,8 +143,16 @@ export async function findRememberedGrant(
 
 /** Marks a grant as used now (shown to users as "last used"). */
 export async function touchGrant(db: Db | Tx, id: string): Promise<void> {
-  await db.updateTable('oauth_grants').set({ last_used_at: isoNow() }).where('id', '=', id).execute();
+  await touch(db, isoNow(), id);
 }
+
+// In every refresh and code exchange: compiled once, named on PostgreSQL.
+const touch = preparedWrite((db, arg) =>
+  db
+    .updateTable('oauth_grants')
+    .set({ last_used_at: arg(0) })
+    .where('id', '=', arg(1)),
+);
 
 /**
  * Revokes a grant and every token issued from it, at once (RFC 7009 §2.1: revoking a refresh

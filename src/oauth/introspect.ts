@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { findMembership } from '../domain/school/memberships.ts';
+import { parseRoles } from '../domain/school/roles.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import { noteClient } from '../http/access-log.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
@@ -24,9 +24,10 @@ export function createIntrospectApp(ctx: AppContext): Hono<AppEnv> {
     const token = params.get('token');
     if (!token) throw new OAuthError('invalid_request', 'token is required.');
     const headers = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+    // The token with its grant and the holder's membership: one statement.
     const stored = await findToken(ctx.db, token);
-    const membership = stored ? await findMembership(ctx.db, stored.schoolId, stored.userId) : undefined;
-    if (!stored || stored.clientId !== client.id || !isTokenActive(stored) || !membership?.roles.length) {
+    const roles = stored?.standing.m_roles ? parseRoles(stored.standing.m_roles) : [];
+    if (!stored || stored.clientId !== client.id || !isTokenActive(stored) || roles.length === 0) {
       return c.json({ active: false }, 200, headers);
     }
     return c.json(

@@ -8,7 +8,7 @@ import type { OAuthClient } from './clients.ts';
 import { findCode, markCodeUsed } from './codes.ts';
 import type { FormParams } from './form-body.ts';
 import { assertGrantUsable } from './grant-checks.ts';
-import { findGrant, revokeGrant, touchGrant } from './grants.ts';
+import { revokeGrant, touchGrant } from './grants.ts';
 import { signIdToken } from './id-token.ts';
 import { resolveResource } from './resource-param.ts';
 import { type IssuedTokens, issueTokens } from './tokens.ts';
@@ -70,7 +70,8 @@ export async function exchangeAuthorizationCode(
   if (!safeEqual(computed, stored.codeChallenge)) {
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge (PKCE).');
   }
-  const { grant, roles } = await assertGrantUsable(ctx, client, await findGrant(ctx.db, stored.grantId));
+  // The grant and the user's standing were read with the code (one statement).
+  const { grant, roles } = await assertGrantUsable(ctx, client, stored.grant, stored.standing);
   // RFC 8707 §2.2 / spec §4.3: the resource repeats the authorize value (member case: required).
   const resource = resolveResource(params.all('resource'), ctx.config.baseUrl, grant.audience === 'member');
   if (resource !== stored.resource) {

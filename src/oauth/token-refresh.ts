@@ -5,7 +5,7 @@ import { nowMs } from '../store/time.ts';
 import type { OAuthClient } from './clients.ts';
 import type { FormParams } from './form-body.ts';
 import { assertGrantUsable } from './grant-checks.ts';
-import { findGrant, revokeGrant, touchGrant } from './grants.ts';
+import { revokeGrant, touchGrant } from './grants.ts';
 import { resolveResource } from './resource-param.ts';
 import { narrowScopes } from './scope-policy.ts';
 import { findToken, type IssuedTokens, issueTokens, markRefreshRotated } from './tokens.ts';
@@ -46,7 +46,8 @@ export async function refreshTokens(
   if (resource !== stored.resource) {
     throw new OAuthError('invalid_target', 'resource does not match the one this token is bound to.');
   }
-  const { grant } = await assertGrantUsable(ctx, client, await findGrant(ctx.db, stored.grantId));
+  // The grant and the user's standing were read with the token (one statement).
+  const { grant } = await assertGrantUsable(ctx, client, stored.grant, stored.standing);
 
   const tokens = await inTransaction(ctx.db, async (tx) => {
     if (!(await markRefreshRotated(tx, stored.tokenHash))) return undefined;

@@ -1,7 +1,9 @@
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { preparedRead, preparedWrite } from '../store/prepared.ts';
 import { isoIn, isoNow, nowMs } from '../store/time.ts';
-import type { Grant } from './grants.ts';
+import { type GrantStanding, JOINED_STANDING_COLUMNS } from './grant-checks.ts';
+import { type Grant, grantFromJoined, JOINED_GRANT_COLUMNS } from './grants.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 
 /** product.md §5: access tokens live 1 hour, refresh tokens 30 days (rotated on every use). */
@@ -19,7 +21,7 @@ export interface IssuedTokens {
   readonly scopes: string[];
 }
 
-/** A stored token with the state of its grant. */
+/** A stored token with its grant, and what its grant's use is re-checked against. */
 export interface StoredToken {
   readonly tokenHash: string;
   readonly kind: TokenKind;
@@ -34,7 +36,29 @@ export interface StoredToken {
   readonly revokedAt: string | null;
   readonly rotatedAt: string | null;
   readonly grantRevokedAt: string | null;
+  readonly grant: Grant;
+  /** The school's beta features and the user's membership there (grant-checks.ts). */
+  readonly standing: GrantStanding;
 }
+
+// The pair's one INSERT, compiled once (issue #14). Arguments: grant, client, user, school,
+// resource, created_at, then hash, scopes and expiry of the access token and of the refresh token.
+const insertPair = preparedWrite((db, arg) => {
+  const common = {
+    grant_id: arg(0),
+    client_id: arg(1),
+    user_id: arg(2),
+    school_id: arg(3),
+    resource: arg(4),
+    created_at: arg(5),
+    revoked_at: null,
+    rotated_at: null,
+  };
+  return db.insertInto('oauth_tokens').values([
+    { ...common, token_hash: arg(6), kind: 'access', scopes: arg(7), expires_at: arg(8) },
+    { ...common, token_hash: arg(9), kind: 'refresh', scopes: arg(10), expires_at: arg(11) },
+  ]);
+});
 
 /**
  * Issues an access token (256 random bits, RFC 6750 opaque, bound to the grant's resource per
@@ -50,48 +74,58 @@ export async function issueTokens(
   const accessToken = randomToken(32);
   const refreshToken = randomToken(32);
   const now = nowMs();
-  const common = {
-    grant_id: grant.id,
-    client_id: grant.clientId,
-    user_id: grant.userId,
-    school_id: grant.schoolId,
-    resource: grant.resource,
-    created_at: isoNow(now),
-    revoked_at: null,
-    rotated_at: null,
-  };
-  await tx
-    .insertInto('oauth_tokens')
-    .values([
-      {
-        ...common,
-        token_hash: sha256(accessToken),
-        kind: 'access',
-        scopes: formatScopes(accessScopes),
-        expires_at: isoIn(ACCESS_TOKEN_LIFETIME_SECONDS, now),
-      },
-      {
-        ...common,
-        token_hash: sha256(refreshToken),
-        kind: 'refresh',
-        scopes: formatScopes(refreshScopes),
-        expires_at: isoIn(REFRESH_TOKEN_LIFETIME_SECONDS, now),
-      },
-    ])
-    .execute();
+  await insertPair(
+    tx,
+    grant.id,
+    grant.clientId,
+    grant.userId,
+    grant.schoolId,
+    grant.resource,
+    isoNow(now),
+    sha256(accessToken),
+    formatScopes(accessScopes),
+    isoIn(ACCESS_TOKEN_LIFETIME_SECONDS, now),
+    sha256(refreshToken),
+    formatScopes(refreshScopes),
+    isoIn(REFRESH_TOKEN_LIFETIME_SECONDS, now),
+  );
   return { accessToken, refreshToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scopes: [...accessScopes] };
 }
 
-/** A token by its value (any state), with its grant's revocation, or undefined. */
+// The token, its grant, the grant's school and the user's membership there: one indexed join,
+// compiled once and a named statement on PostgreSQL. Refresh, introspection and revocation read
+// it, so none of them reads the grant or the membership again (issue #14).
+const tokenByHash = preparedRead((db, arg) =>
+  db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+    .leftJoin('schools as s', 's.id', 'g.school_id')
+    .leftJoin('memberships as m', (j) =>
+      j.onRef('m.school_id', '=', 'g.school_id').onRef('m.user_id', '=', 'g.user_id'),
+    )
+    .select([
+      't.token_hash',
+      't.kind',
+      't.grant_id',
+      't.client_id',
+      't.user_id',
+      't.school_id',
+      't.scopes',
+      't.resource',
+      't.expires_at',
+      't.created_at',
+      't.revoked_at',
+      't.rotated_at',
+      ...JOINED_GRANT_COLUMNS,
+      ...JOINED_STANDING_COLUMNS,
+    ])
+    .where('t.token_hash', '=', arg(0)),
+);
+
+/** A token by its value (any state), with its grant and standing, or undefined. */
 export async function findToken(db: Db | Tx, token: string): Promise<StoredToken | undefined> {
   if (!token || token.length > 512) return undefined;
-  const row = await db
-    .selectFrom('oauth_tokens')
-    .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
-    .selectAll('oauth_tokens')
-    .select('oauth_grants.revoked_at as grant_revoked_at')
-    .where('oauth_tokens.token_hash', '=', sha256(token))
-    .executeTakeFirst();
+  const row = (await tokenByHash(db, sha256(token)))[0];
   if (!row) return undefined;
   return {
     tokenHash: row.token_hash,
@@ -106,7 +140,9 @@ export async function findToken(db: Db | Tx, token: string): Promise<StoredToken
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     rotatedAt: row.rotated_at,
-    grantRevokedAt: row.grant_revoked_at,
+    grantRevokedAt: row.g_revoked_at,
+    grant: grantFromJoined(row),
+    standing: { s_beta_features: row.s_beta_features, m_roles: row.m_roles, m_status: row.m_status },
   };
 }
 
@@ -125,16 +161,18 @@ export function isTokenActive(token: StoredToken, now: number = nowMs()): boolea
  * concurrent refreshes: exactly one caller sees `true`.
  */
 export async function markRefreshRotated(tx: Tx, tokenHash: string): Promise<boolean> {
-  const result = await tx
+  return (await rotateOut(tx, isoNow(), tokenHash)) === 1;
+}
+
+const rotateOut = preparedWrite((db, arg) =>
+  db
     .updateTable('oauth_tokens')
-    .set({ rotated_at: isoNow() })
-    .where('token_hash', '=', tokenHash)
+    .set({ rotated_at: arg(0) })
+    .where('token_hash', '=', arg(1))
     .where('kind', '=', 'refresh')
     .where('rotated_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
+    .where('revoked_at', 'is', null),
+);
 
 /** Revokes one token (an access token: effective on its next use, on every instance). */
 export async function revokeToken(db: Db | Tx, tokenHash: string): Promise<void> {

@@ -44,10 +44,9 @@ export function openDatabase(options: DatabaseOptions | Config['database']): Db 
       types: pgTypes,
       options: schema ? `-c search_path=${schema}` : undefined,
     });
-    const named = namePreparedStatements(pool);
+    namePreparedStatements(pool);
     const dialect = withCurrentSchemaIntrospection(new PostgresDialect({ pool }));
     const db = new Kysely<Database>({ dialect: withTextGuard(dialect) });
-    preparers.set(db, named);
     return db;
   }
   const path = options.sqlitePath ?? ':memory:';
@@ -59,27 +58,26 @@ export function openDatabase(options: DatabaseOptions | Config['database']): Db 
 }
 
 const watermarks = new WeakMap<Db, () => string>();
-const preparers = new WeakMap<Db, (sql: string) => void>();
 
 /**
  * PostgreSQL plans every unnamed statement afresh: for the bearer token's four-table join that
  * was ~1 ms of planning against 0.07 ms of execution (EXPLAIN ANALYZE), on every request. SQL
  * registered here (fixed text, explicit columns) is sent as a named statement, so each pooled
- * connection parses and plans it once. Returns the registration function.
+ * connection parses and plans it once. The names are one process-wide map: a statement
+ * registered through one database (or a transaction of it) is named on every pool, and a name
+ * only ever lives on the connection that prepared it.
  */
-function namePreparedStatements(pool: pg.Pool): (sql: string) => void {
-  const names = new Map<string, string>();
+const preparedNames = new Map<string, string>();
+
+function namePreparedStatements(pool: pg.Pool): void {
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     client.query = ((...args: unknown[]) => {
       const [text, values] = args;
-      const name = args.length === 2 && typeof text === 'string' ? names.get(text) : undefined;
+      const name = args.length === 2 && typeof text === 'string' ? preparedNames.get(text) : undefined;
       return name && Array.isArray(values) ? query({ name, text, values }) : query(...args);
     }) as typeof client.query;
   });
-  return (sql) => {
-    if (!names.has(sql)) names.set(sql, `lectern_${names.size + 1}`);
-  };
 }
 
 /**
@@ -87,8 +85,10 @@ function namePreparedStatements(pool: pg.Pool): (sql: string) => void {
  * no-op on SQLite, whose statements are cached already (sqlite-dialect.ts). Only for hot queries
  * with an explicit column list: a plan outlives nothing but the connection.
  */
-export function preparedOnPostgres(db: Db, sql: string): void {
-  preparers.get(db)?.(sql);
+export function preparedOnPostgres(db: Db | Tx, sql: string): void {
+  if (db.getExecutor().adapter instanceof PostgresAdapter && !preparedNames.has(sql)) {
+    preparedNames.set(sql, `lectern_${preparedNames.size + 1}`);
+  }
 }
 
 /**

@@ -18,13 +18,14 @@ function bindable(value: unknown): SQLInputValue {
 class NodeSqliteDatabase {
   readonly #db: DatabaseSync;
   readonly #cache = new Map<string, PreparedStatement>();
-  readonly #dataVersion: StatementSync;
-  readonly #ownChanges: StatementSync;
+  readonly #watermark: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#dataVersion = db.prepare('PRAGMA data_version');
-    this.#ownChanges = db.prepare('SELECT total_changes() AS n');
+    // Both in one statement: this runs before every cached bearer check (resource/verifier.ts).
+    this.#watermark = db.prepare(
+      'SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS own',
+    );
   }
 
   /**
@@ -34,8 +35,7 @@ class NodeSqliteDatabase {
    * nothing was written in between, so reads made under the first are still true.
    */
   changeWatermark(): string {
-    const version = (this.#dataVersion.get() as { data_version: number }).data_version;
-    const own = (this.#ownChanges.get() as { n: number }).n;
+    const { version, own } = this.#watermark.get() as { version: number; own: number };
     return `${version}:${own}`;
   }
 

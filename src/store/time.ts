@@ -1,27 +1,24 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Clock, currentWorkScope, runInWorkScope } from './work-scope.ts';
 
-/** What time it is, in epoch milliseconds. The app's is `AppContext.clock` (runtime.ts). */
-export interface Clock {
-  now(): number;
-}
+export type { Clock } from './work-scope.ts';
 
 /** The system's clock: what every process runs on unless a test hands the runtime another. */
 export const systemClock: Clock = Object.freeze({ now: () => Date.now() });
 
-// The clock of the work in progress, bound per call chain (each request by app.ts, the runtime's
-// own work by runtime.ts and main.ts). Expiry, lifetimes and windows read it through nowMs(), so
-// no domain function takes a clock parameter and nothing here is a settable global: a clock is
-// only ever in effect inside the work it was bound to.
-const bound = new AsyncLocalStorage<Clock>();
+// The clock of the work in progress, bound per call chain (each request by http/envelope.ts, the
+// runtime's own work by runtime.ts and main.ts) in the work's scope (work-scope.ts). Expiry,
+// lifetimes and windows read it through nowMs(), so no domain function takes a clock parameter
+// and nothing here is a settable global: a clock is only ever in effect inside the work it was
+// bound to.
 
-/** Runs `work` (and everything it awaits or schedules) on `clock`. */
+/** Runs `work` (and everything it awaits or schedules) on `clock`; the event scope stays. */
 export function withClock<T>(clock: Clock, work: () => T): T {
-  return bound.run(clock, work);
+  return runInWorkScope({ clock, event: currentWorkScope()?.event }, work);
 }
 
 /** The current time in epoch milliseconds on the clock bound to this work (the system's if none). */
 export function nowMs(): number {
-  return (bound.getStore() ?? systemClock).now();
+  return (currentWorkScope()?.clock ?? systemClock).now();
 }
 
 /** Timestamps are stored as ISO 8601 UTC text with milliseconds, so they sort as text. */

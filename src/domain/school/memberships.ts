@@ -1,6 +1,7 @@
 import { newId } from '../../crypto/ids.ts';
 import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
+import { preparedRead } from '../../store/prepared.ts';
 import { isoNow } from '../../store/time.ts';
 import { parseRoles, type Role, serializeRoles } from './roles.ts';
 
@@ -29,18 +30,22 @@ function toMembership(row: {
   };
 }
 
+// Read on hot paths (claims without known roles, the Account API): compiled once, named on PostgreSQL.
+const membershipOf = preparedRead((db, arg) =>
+  db
+    .selectFrom('memberships')
+    .select(['id', 'school_id', 'user_id', 'roles', 'status'])
+    .where('school_id', '=', arg(0))
+    .where('user_id', '=', arg(1)),
+);
+
 /** The user's membership at a school, or undefined. */
 export async function findMembership(
   db: Db | Tx,
   schoolId: string,
   userId: string,
 ): Promise<Membership | undefined> {
-  const row = await db
-    .selectFrom('memberships')
-    .selectAll()
-    .where('school_id', '=', schoolId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+  const row = (await membershipOf(db, schoolId, userId))[0];
   return row ? toMembership(row) : undefined;
 }
 

@@ -1,6 +1,7 @@
 import { newId } from '../../crypto/ids.ts';
 import { problem } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
+import { preparedRead } from '../../store/prepared.ts';
 import { isoNow } from '../../store/time.ts';
 import type { UsersTable } from '../kernel/tables.ts';
 
@@ -11,9 +12,17 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+// Read on every UserInfo and id_token: compiled once, a named statement on PostgreSQL.
+const userById = preparedRead((db, arg) =>
+  db
+    .selectFrom('users')
+    .select(['id', 'email', 'name', 'password_hash', 'created_at', 'updated_at'])
+    .where('id', '=', arg(0)),
+);
+
 /** A user by id, or undefined. */
-export function findUserById(db: Db | Tx, id: string): Promise<User | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findUserById(db: Db | Tx, id: string): Promise<User | undefined> {
+  return (await userById(db, id))[0];
 }
 
 /** A user by email (case-insensitive), or undefined. */
