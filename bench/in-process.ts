@@ -2,7 +2,9 @@
  * In-process cost per request (µs of CPU, no socket, no load generator): Lectern's app.fetch
  * against a fresh SQLite database with the demo data, for the hot paths of issue #14. Use with
  * `node --cpu-prof bench/in-process.ts [only]` to profile one path; the figures are for finding
- * where time goes, the socket bench (run.ts) says how far a path is from its goal.
+ * where time goes, the socket bench (run.ts) says how far a path is from its goal. `mcp` and
+ * `mcp-modern` are tools/call my_courses as served (the fast path, src/mcp/fast-path.ts);
+ * `mcp-sdk` and `mcp-sdk-modern` the same request through the SDK's handler (fast path off).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +29,9 @@ const config = loadConfig(env);
 const runtime = await openRuntime(config, { processMetrics: false });
 await seedDemoData(runtime.db);
 const token = await issueMemberToken(env, ['openid', 'profile', 'email', 'account:read']);
-const app = createApp(runtime);
+const appOf = createApp(runtime);
+// The same app with the MCP fast path off: every /mcp request through the SDK's handler.
+const sdkApp = createApp(runtime, { mcp: { fastPath: false } });
 const base = 'http://127.0.0.1:1';
 const bearer = { authorization: `Bearer ${token}` };
 const json = { ...bearer, 'content-type': 'application/json' };
@@ -36,6 +40,18 @@ const mcpHeaders = {
   accept: 'application/json, text/event-stream',
   'mcp-protocol-version': '2025-11-25',
 };
+const modernHeaders = {
+  ...mcpHeaders,
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'my_courses',
+};
+const mcp = (modern: boolean) => () =>
+  new Request(`${base}/mcp`, {
+    method: 'POST',
+    headers: modern ? modernHeaders : mcpHeaders,
+    body: toolsCall(modern),
+  });
 
 const paths: Record<string, () => Request> = {
   healthz: () => new Request(`${base}/healthz`),
@@ -47,11 +63,15 @@ const paths: Record<string, () => Request> = {
       body: `token=${token}&client_id=${DEMO_MEMBER_APP_ID}`,
     }),
   graphql: () => new Request(`${base}/account/graphql`, { method: 'POST', headers: json, body: QUERY }),
-  mcp: () => new Request(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body: toolsCall(false) }),
+  mcp: mcp(false),
+  'mcp-modern': mcp(true),
+  'mcp-sdk': mcp(false),
+  'mcp-sdk-modern': mcp(true),
 };
 
 for (const [name, make] of Object.entries(paths)) {
   if (only && name !== only) continue;
+  const app = name.startsWith('mcp-sdk') ? sdkApp : appOf;
   const first = await app.fetch(make());
   if (first.status !== 200) throw new Error(`${name} answered ${first.status}: ${await first.text()}`);
   for (let i = 0; i < 2000; i++) await (await app.fetch(make())).arrayBuffer();
