@@ -3,7 +3,6 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   classifyInboundRequest,
-  isJSONRPCRequest,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
@@ -213,9 +212,10 @@ export function createFastPath(ctx: AppContext, catalogue: ToolCatalogue): FastP
 
   return {
     async answer(request, body, principal) {
-      if (!isPlainObject(body) || !onlyKeys(body, MESSAGE_KEYS) || !isJSONRPCRequest(body)) return undefined;
+      if (!isPlainObject(body) || !onlyKeys(body, MESSAGE_KEYS)) return undefined;
       const method = body.method;
       if (method !== 'tools/call' && method !== 'tools/list' && method !== 'ping') return undefined;
+      // The SDK's classifier: only a valid JSON-RPC request (isJSONRPCRequest) gets an era.
       const era = eraOf(request, body, method);
       if (!era) return undefined;
       const params = liftedParams(body.params, method, era);
@@ -238,7 +238,11 @@ export function createFastPath(ctx: AppContext, catalogue: ToolCatalogue): FastP
             jsonrpc: '2.0',
             id,
           };
-      return Response.json(message, { status: 200, headers: { 'Content-Type': 'application/json' } });
+      // A string body, as Response.json would write it: the Node adapter's fast path takes it as is.
+      return new Response(JSON.stringify(message), {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+      });
     },
   };
 }
