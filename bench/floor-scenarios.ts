@@ -5,8 +5,9 @@ import { warmThenMeasure } from './measure.ts';
 import { BENCH_DATABASE_URL, startFloor } from './servers.ts';
 
 /**
- * The library floors (floor-server.ts): graphql-js, graphql-jit and the MCP server SDK alone, with no token
- * check, database or middleware. No goals of their own; they bound what the issue #4 and #6
+ * The library floors (floor-server.ts): graphql-js, graphql-jit and the MCP server SDK alone, with no
+ * token check, database or middleware, and Lectern's MCP fast path alone on a constant tool. No
+ * goals of their own; they bound what the issue #4 and #6
  * scenarios can reach on this stack.
  */
 function floorScenario(
@@ -39,6 +40,14 @@ function floorScenario(
 const MCP_HEADERS = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
+};
+
+const MCP_2025 = { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' };
+const MCP_2026 = {
+  ...MCP_HEADERS,
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'my_courses',
 };
 
 /** One PostgreSQL round trip per request (floor-server.ts GET /pg), on PostgreSQL runs only. */
@@ -74,19 +83,27 @@ export const floorScenarios: Scenario[] = [
   floorScenario(
     'floor: MCP SDK alone, tools/call of a constant tool (2025-11-25)',
     '/mcp',
-    { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+    MCP_2025,
     toolsCall(false),
-    0.5,
   ),
   floorScenario(
     'floor: MCP SDK alone, tools/call of a constant tool (2026-07-28)',
     '/mcp',
-    {
-      ...MCP_HEADERS,
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'my_courses',
-    },
+    MCP_2026,
+    toolsCall(true),
+  ),
+  // The "MCP layer alone" goal (issue #14): Lectern's fast path, which now serves these calls.
+  floorScenario(
+    'floor: MCP fast path alone, tools/call of a constant tool (2025-11-25)',
+    '/mcp-fast',
+    MCP_2025,
+    toolsCall(false),
+    0.5,
+  ),
+  floorScenario(
+    'floor: MCP fast path alone, tools/call of a constant tool (2026-07-28)',
+    '/mcp-fast',
+    MCP_2026,
     toolsCall(true),
     0.5,
   ),

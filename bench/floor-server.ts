@@ -10,6 +10,9 @@
  *   on the same schema with explicit resolvers (graphql-jit calls no function-valued property).
  * - POST /mcp: the official MCP server SDK's handler answering tools/call of one tool that returns
  *   a constant, stateless, as Lectern serves it.
+ * - POST /mcp-fast: Lectern's MCP fast path (src/mcp/fast-path.ts) answering tools/call of one
+ *   public tool that returns a constant: the MCP layer as Lectern now serves it, without the token
+ *   check, the database or the middleware (the "MCP layer alone" goal of issue #14).
  * - GET /pg (with BENCH_DATABASE_URL): one `select 1` through a pg pool of Lectern's size, the
  *   cost of one PostgreSQL round trip; a path needing n of them cannot beat 1/n of this row.
  */
@@ -20,6 +23,11 @@ import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { Hono } from 'hono';
 import pg from 'pg';
 import { z } from 'zod';
+import type { AppContext } from '../src/http/context.ts';
+import { createToolCatalogue } from '../src/mcp/catalogue.ts';
+import { createFastPath } from '../src/mcp/fast-path.ts';
+import { defineTool, READ_ONLY } from '../src/mcp/tool.ts';
+import { toolInput } from '../src/mcp/tool-input.ts';
 
 const SDL = `
   type Query { viewer: Viewer }
@@ -89,6 +97,25 @@ const mcp = createMcpHandler(() => {
   return server;
 });
 app.post('/mcp', (c) => mcp.fetch(c.req.raw));
+
+const constantTool = defineTool({
+  name: 'my_courses',
+  title: 'A constant',
+  description: 'A constant.',
+  audience: 'public',
+  scope: null,
+  input: toolInput({}),
+  output: z.object({ count: z.number() }),
+  annotations: READ_ONLY,
+  run: async () => ({ count: 3 }),
+});
+// The tool reads nothing of the context; a tool error would log through it.
+const floorContext = { logger: console } as unknown as AppContext;
+const fastPath = createFastPath(floorContext, createToolCatalogue([constantTool]));
+app.post('/mcp-fast', async (c) => {
+  const answer = await fastPath.answer(c.req.raw, JSON.parse(await c.req.text()), null);
+  return answer ?? c.text('not answered by the fast path', 500);
+});
 
 if (process.env.BENCH_DATABASE_URL) {
   const pool = new pg.Pool({ connectionString: process.env.BENCH_DATABASE_URL, max: 10 });

@@ -4,7 +4,9 @@
  * `node --cpu-prof bench/in-process.ts [only]` to profile one path; the figures are for finding
  * where time goes, the socket bench (run.ts) says how far a path is from its goal. The write
  * paths (`refresh`: rotation, each answer's refresh token presented next; `code`: code exchange
- * with an id_token) run only when named.
+ * with an id_token) run only when named. `mcp` and `mcp-modern` are tools/call my_courses as
+ * served (the fast path, src/mcp/fast-path.ts); `mcp-sdk` and `mcp-sdk-modern` the same request
+ * through the SDK's handler (fast path off).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +40,8 @@ const writes = only === 'refresh' || only === 'code';
 const pool = await prepareOAuthStore(env, only === 'code' ? ITERATIONS + ROUNDS + 2001 : 0, writes ? 1 : 0);
 let refreshToken = pool.refreshTokens[0];
 const app = createApp(runtime);
+// The same app with the MCP fast path off: every /mcp request through the SDK's handler.
+const sdkApp = createApp(runtime, { mcp: { fastPath: false } });
 // The floor of `healthz`: the baseline's hello-world app (hello-server.ts) through the same fetch.
 const hello = new Hono();
 hello.get('/', (c) => c.text('Hello, World!'));
@@ -49,6 +53,18 @@ const mcpHeaders = {
   accept: 'application/json, text/event-stream',
   'mcp-protocol-version': '2025-11-25',
 };
+const modernHeaders = {
+  ...mcpHeaders,
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'my_courses',
+};
+const mcp = (modern: boolean) => () =>
+  new Request(`${base}/mcp`, {
+    method: 'POST',
+    headers: modern ? modernHeaders : mcpHeaders,
+    body: toolsCall(modern),
+  });
 
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const paths: Record<string, () => Request> = {
@@ -62,7 +78,10 @@ const paths: Record<string, () => Request> = {
       body: `token=${token}&client_id=${DEMO_MEMBER_APP_ID}`,
     }),
   graphql: () => new Request(`${base}/account/graphql`, { method: 'POST', headers: json, body: QUERY }),
-  mcp: () => new Request(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body: toolsCall(false) }),
+  mcp: mcp(false),
+  'mcp-modern': mcp(true),
+  'mcp-sdk': mcp(false),
+  'mcp-sdk-modern': mcp(true),
   refresh: () =>
     new Request(`${base}/api/oauth/token`, {
       method: 'POST',
@@ -91,7 +110,7 @@ const consume = async (name: string, res: Response) => {
 
 for (const [name, make] of Object.entries(paths)) {
   if (only ? name !== only : name === 'refresh' || name === 'code') continue;
-  const fetch = name === 'hono hello' ? hello.fetch : app.fetch;
+  const fetch = name === 'hono hello' ? hello.fetch : name.startsWith('mcp-sdk') ? sdkApp.fetch : app.fetch;
   const first = await fetch(make());
   if (first.status !== 200) throw new Error(`${name} answered ${first.status}: ${await first.text()}`);
   await consume(name, first);

@@ -7,7 +7,7 @@ import { createHealthApp } from './health/routes.ts';
 import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { requestEnvelope } from './http/envelope.ts';
-import { createMcpApp } from './mcp/routes.ts';
+import { createMcpApp, type McpAppOptions } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
 import { createOAuthMetadataApp } from './oauth/metadata-app.ts';
 import { authorizePages } from './web/consent.ts';
@@ -17,7 +17,7 @@ import { createPagesApp } from './web/pages.ts';
 const UPLOAD_PREFIXES = ['/api/v1/storage'];
 
 /** Composes the feature sub-apps into the one Lectern app; nothing else happens here. */
-export function createApp(ctx: AppContext): Hono<AppEnv> {
+export function createApp(ctx: AppContext, options: { mcp?: McpAppOptions } = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Clock, request id, event scope, metrics, access log and default headers: one frame
   // (http/envelope.ts).
@@ -26,7 +26,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
 
   app.route('/', createHealthApp(ctx));
   app.route('/', createAccountApp(ctx));
-  app.route('/', createMcpApp(ctx));
+  app.route('/', createMcpApp(ctx, options.mcp));
   app.route('/', createAdminApp(ctx));
   app.route('/', createOAuthFlowApp(ctx, authorizePages));
   app.route('/', createOAuthMetadataApp(ctx));

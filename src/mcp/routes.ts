@@ -8,6 +8,7 @@ import { type BearerRefusal, challengeHeaders, tokenRefusal } from '../resource/
 import type { Principal } from '../resource/principal.ts';
 import { mcpTools } from './all-tools.ts';
 import { createToolCatalogue } from './catalogue.ts';
+import { createFastPath } from './fast-path.ts';
 import { gateToolCalls, type JsonRpcId } from './gate.ts';
 import { originRefusal } from './origin.ts';
 import { buildServer } from './server.ts';
@@ -59,17 +60,28 @@ function authInfoOf(principal: Principal, baseUrl: string): AuthInfo {
   };
 }
 
+/** How the endpoint is built; the default is what production runs. */
+export interface McpAppOptions {
+  /**
+   * false: every request goes through the SDK's handler, never the fast path (fast-path.ts). For
+   * the golden tests that compare the two answers; no request header can choose it.
+   */
+  readonly fastPath?: boolean;
+}
+
 /**
  * `/mcp`: MCP Streamable HTTP through the official SDK's per-request handler — the 2026-07-28
  * revision for clients that negotiate it, and stateless serving of the 2025 revisions (up to
  * 2025-11-25) for the rest; no sessions, so GET and DELETE answer 405 (docs/decisions.md).
- * Order: CORS preflight, Origin, bearer token, per-tool scope gate, then the SDK.
+ * Order: CORS preflight, Origin, bearer token, per-tool scope gate, then the fast path for the
+ * single requests it is sure of (tools/call, tools/list, ping; fast-path.ts), else the SDK.
  */
-export function createMcpApp(ctx: AppContext): Hono<AppEnv> {
+export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { baseUrl } = ctx.config;
   const verifier = ctx.verifier;
   const catalogue = createToolCatalogue(mcpTools());
+  const fastPath = options.fastPath === false ? undefined : createFastPath(ctx, catalogue);
   // What the route decided for a request, handed to the SDK's server factory.
   const decided = new WeakMap<Request, AnyMcpTool[]>();
   const handler = createMcpHandler(
@@ -128,6 +140,8 @@ export function createMcpApp(ctx: AppContext): Hono<AppEnv> {
       }
       const gated = gateToolCalls(parsedBody, principal, baseUrl, catalogue.find);
       if (gated) return refuse(c, gated.refusal, gated.id);
+      const answered = await fastPath?.answer(c.req.raw, parsedBody, principal);
+      if (answered) return answered;
     }
 
     decided.set(c.req.raw, catalogue.forRequest(parsedBody, principal));

@@ -67,6 +67,27 @@ function schemasOf(tool: AnyMcpTool): ToolSchemas {
   return s;
 }
 
+/** How one caller sees a tool: what it is listed with and held to (SDK path and fast path alike). */
+export interface CallerTool {
+  readonly title: string;
+  readonly description: string;
+  readonly input: JsonCarryingSchema;
+  readonly output: JsonCarryingSchema;
+  readonly annotations: Record<string, unknown>;
+}
+
+/** The schema listed is the one enforced: per caller, as the tool list itself (issue #11). */
+export function callerTool(tool: AnyMcpTool, principal: Principal | null): CallerTool {
+  const s = schemasOf(tool);
+  return {
+    title: tool.title,
+    description: tool.description,
+    input: principal ? s.input : s.anonymousInput,
+    output: s.output,
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}
+
 /**
  * A fresh MCP server for one request, holding exactly the tools the caller may use. Built per
  * request because the endpoint is stateless: the tool list follows the token, not a session.
@@ -82,18 +103,15 @@ export function buildServer(
   });
   const call: ToolCall = { ctx, principal };
   for (const tool of tools) {
-    const s = schemasOf(tool);
-    // The schema listed is the one enforced: per caller, as the tool list itself (issue #11).
-    const input = principal ? s.input : s.anonymousInput;
-    const output = s.output;
+    const t = callerTool(tool, principal);
     server.registerTool(
       tool.name,
       {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: input as unknown as StandardSchemaWithJSON,
-        outputSchema: output as unknown as StandardSchemaWithJSON,
-        annotations: { title: tool.title, ...tool.annotations },
+        title: t.title,
+        description: t.description,
+        inputSchema: t.input as unknown as StandardSchemaWithJSON,
+        outputSchema: t.output as unknown as StandardSchemaWithJSON,
+        annotations: t.annotations,
       },
       (args: unknown) => runTool(tool, call, args),
     );
