@@ -1,9 +1,11 @@
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { preparedWrite } from '../store/prepared.ts';
 import { isoNow } from '../store/time.ts';
 import { EVENT_CATALOGUE, type EventType } from './catalogue.ts';
 import { type Actor, currentEventScope } from './context.ts';
+import type { ActorType } from './tables.ts';
 
 /** A small JSON object: ids, states, numbers. Never a secret, password or token. */
 export type EventData = Record<string, string | number | boolean | null | readonly string[]>;
@@ -36,44 +38,39 @@ export async function recordEvent(
   // The fan-out to subscribed endpoints is the table's trigger (migration 0010), not a second
   // round trip; audit-only and test events are not fanned out.
   const fanOut = !('auditOnly' in EVENT_CATALOGUE[type]) && !options.onlyEndpointId ? 1 : 0;
-  await tx.executeQuery(
-    CompiledQuery.raw(insertSql(tx), [
-      id,
-      schoolId,
-      type,
-      actor.type,
-      actor.id,
-      actor.clientId ?? null,
-      occurredAt,
-      JSON.stringify(data),
-      scope.requestId,
-      fanOut,
-    ]),
+  await insertEvent(
+    tx,
+    id,
+    schoolId,
+    type,
+    actor.type,
+    actor.id,
+    actor.clientId ?? null,
+    occurredAt,
+    JSON.stringify(data),
+    scope.requestId,
+    fanOut,
   );
   if (options.onlyEndpointId) await deliverTo(tx, schoolId, id, occurredAt, options.onlyEndpointId);
   return id;
 }
 
-/**
- * The event insert's SQL text, compiled once per dialect: this runs inside every write of the
- * product, and building and compiling a 10-parameter template each time cost more than the
- * insert (docs/performance.md). Keyed by the dialect's adapter (one per database, shared by its
- * transactions), so SQLite gets `?` and PostgreSQL `$1` placeholders.
- */
-const insertSqlByAdapter = new WeakMap<object, string>();
-
-function insertSql(tx: Db | Tx): string {
-  const adapter = tx.getExecutor().adapter;
-  let text = insertSqlByAdapter.get(adapter);
-  if (text === undefined) {
-    const p = null;
-    text = sql`insert into domain_events
-        (id, school_id, type, actor_type, actor_id, actor_client_id, occurred_at, data, request_id, fan_out)
-        values (${p}, ${p}, ${p}, ${p}, ${p}, ${p}, ${p}, ${p}, ${p}, ${p})`.compile(tx).sql;
-    insertSqlByAdapter.set(adapter, text);
-  }
-  return text;
-}
+// Inside every write of the product: built and compiled once (store/prepared.ts), named on
+// PostgreSQL; building the 10-value insert per call cost more than SQLite executing it.
+const insertEvent = preparedWrite((db, arg) =>
+  db.insertInto('domain_events').values({
+    id: arg(0),
+    school_id: arg(1),
+    type: arg(2),
+    actor_type: arg(3) as ActorType,
+    actor_id: arg(4),
+    actor_client_id: arg(5),
+    occurred_at: arg(6),
+    data: arg(7),
+    request_id: arg(8),
+    fan_out: arg(9) as unknown as number,
+  }),
+);
 
 /** One delivery to one enabled endpoint (test events), whatever it subscribed to. */
 async function deliverTo(tx: Db | Tx, schoolId: string, eventId: string, now: string, endpointId: string) {
