@@ -50,24 +50,30 @@ const MCP_2026 = {
   'mcp-name': 'my_courses',
 };
 
+/** A GET floor of floor-server.ts: the path answered 200, then measured. */
+function getFloor(name: string, path: string): Scenario {
+  return {
+    name,
+    async run() {
+      const server = await startFloor();
+      try {
+        const target = { url: `${server.url}${path}` };
+        const probe = await fetch(target.url);
+        if (probe.status !== 200) throw new Error(`probe answered ${probe.status}`);
+        return { figures: await warmThenMeasure(target) };
+      } finally {
+        await server.stop();
+      }
+    },
+  };
+}
+
 /** One PostgreSQL round trip per request (floor-server.ts GET /pg), on PostgreSQL runs only. */
-const postgresFloor: Scenario = {
-  name: 'floor: one PostgreSQL round trip per request (pg, select 1)',
-  async run() {
-    const server = await startFloor();
-    try {
-      const target = { url: `${server.url}/pg` };
-      const probe = await fetch(target.url);
-      if (probe.status !== 200) throw new Error(`probe answered ${probe.status}`);
-      return { figures: await warmThenMeasure(target) };
-    } finally {
-      await server.stop();
-    }
-  },
-};
+const postgresFloor = getFloor('floor: one PostgreSQL round trip per request (pg, select 1)', '/pg');
 
 export const floorScenarios: Scenario[] = [
   ...(BENCH_DATABASE_URL ? [postgresFloor] : []),
+  getFloor('floor: hello-world + a request header + 4 response headers (the /healthz floor)', '/headers'),
   floorScenario(
     'floor: graphql-js alone, spec 2.5 query on in-memory data',
     '/graphql',

@@ -117,6 +117,19 @@ app.post('/mcp-fast', async (c) => {
   return answer ?? c.text('not answered by the fast path', 500);
 });
 
+// What every Lectern response pays through the Node adapter, and nothing else: the hello-world plus
+// reading one request header (the adapter then builds the request's Headers), a JSON body, and
+// four response headers set on the finished response as Lectern's envelope does (the adapter
+// then builds the response's Headers and converts them back). The floor of the /healthz row.
+app.get('/headers', (c) => {
+  const id = c.req.header('x-request-id') ?? crypto.randomUUID();
+  const res = c.json({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' });
+  res.headers.set('X-Content-Type-Options', 'nosniff');
+  res.headers.set('Referrer-Policy', 'no-referrer');
+  res.headers.set('X-Request-Id', id);
+  return res;
+});
+
 if (process.env.BENCH_DATABASE_URL) {
   const pool = new pg.Pool({ connectionString: process.env.BENCH_DATABASE_URL, max: 10 });
   app.get('/pg', async (c) => {
