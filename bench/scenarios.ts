@@ -5,7 +5,7 @@ import { mcpScenarios } from './mcp-scenarios.ts';
 import { measure, type Scenario } from './measure.ts';
 import { oauthScenarios } from './oauth-scenarios.ts';
 import { peerScenarios } from './peer-scenarios.ts';
-import { rssScenario } from './rss-scenario.ts';
+import { rssScenarios } from './rss-scenario.ts';
 import { startLectern } from './servers.ts';
 
 export const scenarios: Scenario[] = [
@@ -27,5 +27,5 @@ export const scenarios: Scenario[] = [
   ...mcpScenarios,
   ...floorScenarios,
   ...eventScenarios,
-  rssScenario,
+  ...rssScenarios,
 ];

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +61,18 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 30_00
   throw new Error(`server at ${url} did not become healthy`);
 }
 
+/**
+ * The V8 flags `lectern serve` runs with (bin/v8-flags.json, read by bin/lectern.js too);
+ * BENCH_NODE_ARGS (space-separated) replaces them to try others.
+ */
+function serverNodeArgs(): string[] {
+  if (process.env.BENCH_NODE_ARGS !== undefined)
+    return process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean);
+  return JSON.parse(
+    readFileSync(join(import.meta.dirname, '..', 'bin', 'v8-flags.json'), 'utf8'),
+  ) as string[];
+}
+
 /** Starts the hello-world baseline. */
 export function startHello(): Promise<BenchServer> {
   return startScript('hello-server.ts');
@@ -118,6 +130,8 @@ export async function startLectern(
     env?: Record<string, string>;
     /** Serve this database (another instance's) instead of a fresh one; it is not dropped on stop. */
     databaseUrl?: string;
+    /** The entry point to run instead of src/main.ts (the RSS floor runs a compiled copy). */
+    main?: string;
   } = {},
 ): Promise<BenchServer> {
   const port = await freePort();
@@ -138,17 +152,19 @@ export async function startLectern(
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     NODE_ENV: 'development',
     SEED_DEMO: 'true',
-    // The V8 flag bin/lectern.js starts the server with; BENCH_NODE_OPTIONS tries others.
-    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '--max-semi-space-size=8',
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
     ...options.env,
   };
-  const main = join(import.meta.dirname, '..', 'src', 'main.ts');
+  const main = options.main ?? join(import.meta.dirname, '..', 'src', 'main.ts');
   if (options.prepare) {
     const seed = spawn(process.execPath, [main, 'seed'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     await new Promise((r) => seed.once('exit', r));
     await options.prepare(env);
   }
-  const child = spawn(process.execPath, [main, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...serverNodeArgs(), main, 'serve'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await waitForHealth(`${url}/healthz`, child);
   const cleanup = () => {
     rmSync(dataDir, { recursive: true, force: true });
