@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../src/http/context.ts';
 import { listen } from '../../src/runtime.ts';
 import { createTestApp } from '../support/app.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { cliEnv, spawnLectern } from './run.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/lectern.js', import.meta.url));
 
 /** A fresh connection (no keep-alive pool): resolves with the status, rejects with the socket error. */
 function freshGet(url: string): Promise<number> {
@@ -18,6 +22,33 @@ function freshGet(url: string): Promise<number> {
     });
     req.on('error', reject);
   });
+}
+
+/** Collects a spawned `serve`'s JSON log lines; resolves with its URL once it logs that it listens. */
+async function untilListening(
+  child: ChildProcess,
+): Promise<{ url: string; lines: Array<Record<string, unknown>>; stderr(): string }> {
+  const lines: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  let buffer = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      buffer += d;
+      let nl = buffer.indexOf('\n');
+      while (nl >= 0) {
+        const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
+        buffer = buffer.slice(nl + 1);
+        lines.push(line);
+        if (line.msg === 'lectern listening') resolve(String(line.url));
+        nl = buffer.indexOf('\n');
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${stderr}`)));
+  });
+  return { url, lines, stderr: () => stderr };
 }
 
 describe('graceful shutdown', () => {
@@ -65,28 +96,8 @@ describe('graceful shutdown', () => {
     const database = await createTestDatabase();
     try {
       const child = spawnLectern(['serve'], cliEnv(database, { PORT: '0' }));
-      const lines: Array<Record<string, unknown>> = [];
-      let stderr = '';
-      child.stderr!.on('data', (d) => {
-        stderr += d;
-      });
-      let buffer = '';
-      const listening = new Promise<string>((resolve, reject) => {
-        child.stdout!.on('data', (d) => {
-          buffer += d;
-          let nl = buffer.indexOf('\n');
-          while (nl >= 0) {
-            const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
-            buffer = buffer.slice(nl + 1);
-            lines.push(line);
-            if (line.msg === 'lectern listening') resolve(String(line.url));
-            nl = buffer.indexOf('\n');
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${stderr}`)));
-      });
-      const url = await listening;
-      const health = await fetch(`${url}/healthz`);
+      const served = await untilListening(child);
+      const health = await fetch(`${served.url}/healthz`);
       assert.equal(health.status, 200);
       assert.deepEqual(await health.json(), { status: 'ok' });
       // 'close', not 'exit': exit can come before the last stdout data has been read.
@@ -94,14 +105,39 @@ describe('graceful shutdown', () => {
       child.kill('SIGTERM');
       const [code, signal] = await exited;
       assert.equal(signal, null);
-      assert.equal(code, 0, stderr);
-      const messages = lines.map((l) => l.msg);
+      assert.equal(code, 0, served.stderr());
+      const messages = served.lines.map((l) => l.msg);
       assert.ok(messages.includes('shutting down: finishing in-flight requests'));
       assert.equal(messages.at(-1), 'stopped');
       assert.equal(
-        lines.find((l) => l.msg === 'shutting down: finishing in-flight requests')?.signal,
+        served.lines.find((l) => l.msg === 'shutting down: finishing in-flight requests')?.signal,
         'SIGTERM',
       );
+    } finally {
+      await database.drop();
+    }
+  });
+
+  // A wrapper that does not forward the signal dies alone and its server keeps the pipes open: no
+  // 'close' ever comes, and the timeout fails the test.
+  it('through bin/lectern.js (npx lectern): SIGTERM to the wrapper alone stops the server it started', {
+    timeout: 30_000,
+  }, async () => {
+    const database = await createTestDatabase();
+    try {
+      const child = spawn(process.execPath, [BIN, 'serve'], {
+        env: cliEnv(database, { PORT: '0' }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      const served = await untilListening(child);
+      assert.equal(await freshGet(`${served.url}/healthz`), 200);
+      const exited = once(child, 'close');
+      child.kill('SIGTERM'); // the wrapper's pid only, as `kill <pid>` or a process manager sends it
+      const [code, signal] = await exited;
+      assert.equal(signal, null);
+      assert.equal(code, 0, served.stderr());
+      assert.equal(served.lines.at(-1)?.msg, 'stopped');
+      await assert.rejects(freshGet(`${served.url}/healthz`), { code: 'ECONNREFUSED' });
     } finally {
       await database.drop();
     }
