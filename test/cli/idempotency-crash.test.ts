@@ -24,7 +24,7 @@ import { type Db, migrateToLatest, openDatabase } from '../../src/store/database
 import type { TestApp } from '../support/app.ts';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../support/database.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { cliEnv, spawnLectern } from './run.ts';
+import { cliEnv, spawnLectern, untilListening } from './run.ts';
 
 const BASE_URL = 'http://lectern.test';
 const KEYS = 30;
@@ -36,22 +36,7 @@ interface Server {
 
 async function startServer(env: Record<string, string>): Promise<Server> {
   const child = spawnLectern(['serve'], env);
-  let stderr = '';
-  child.stderr!.on('data', (d) => {
-    stderr += d;
-  });
-  let buffer = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      buffer += d;
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const line = JSON.parse(buffer.slice(0, nl)) as { msg?: string; url?: string };
-        buffer = buffer.slice(nl + 1);
-        if (line.msg === 'lectern listening') resolve(String(line.url));
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited early with ${code}: ${stderr}`)));
-  });
+  const { url } = await untilListening(child);
   return { child, url };
 }
 

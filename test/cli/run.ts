@@ -46,3 +46,30 @@ export function runLectern(
     child.stdin!.end(stdin);
   });
 }
+
+/** Collects a spawned `serve`'s JSON log lines; resolves with its URL once it logs that it listens. */
+export async function untilListening(
+  child: ChildProcess,
+): Promise<{ url: string; lines: Array<Record<string, unknown>>; stderr(): string }> {
+  const lines: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  let buffer = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      buffer += d;
+      let nl = buffer.indexOf('\n');
+      while (nl >= 0) {
+        const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
+        buffer = buffer.slice(nl + 1);
+        lines.push(line);
+        if (line.msg === 'lectern listening') resolve(String(line.url));
+        nl = buffer.indexOf('\n');
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${stderr}`)));
+  });
+  return { url, lines, stderr: () => stderr };
+}

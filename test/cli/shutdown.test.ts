@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import { describe, it } from 'node:test';
@@ -9,7 +9,7 @@ import type { AppEnv } from '../../src/http/context.ts';
 import { listen } from '../../src/runtime.ts';
 import { createTestApp } from '../support/app.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { cliEnv, spawnLectern } from './run.ts';
+import { cliEnv, spawnLectern, untilListening } from './run.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/lectern.js', import.meta.url));
 
@@ -22,33 +22,6 @@ function freshGet(url: string): Promise<number> {
     });
     req.on('error', reject);
   });
-}
-
-/** Collects a spawned `serve`'s JSON log lines; resolves with its URL once it logs that it listens. */
-async function untilListening(
-  child: ChildProcess,
-): Promise<{ url: string; lines: Array<Record<string, unknown>>; stderr(): string }> {
-  const lines: Array<Record<string, unknown>> = [];
-  let stderr = '';
-  child.stderr!.on('data', (d) => {
-    stderr += d;
-  });
-  let buffer = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      buffer += d;
-      let nl = buffer.indexOf('\n');
-      while (nl >= 0) {
-        const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
-        buffer = buffer.slice(nl + 1);
-        lines.push(line);
-        if (line.msg === 'lectern listening') resolve(String(line.url));
-        nl = buffer.indexOf('\n');
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${stderr}`)));
-  });
-  return { url, lines, stderr: () => stderr };
 }
 
 describe('graceful shutdown', () => {
