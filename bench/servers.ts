@@ -62,15 +62,21 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 30_00
 }
 
 /**
- * The V8 flags `lectern serve` runs with (bin/v8-flags.json, read by bin/lectern.js too);
- * BENCH_NODE_ARGS (space-separated) replaces them to try others.
+ * How `lectern serve` runs (bin/server-process.json, read by bin/lectern.js too): its V8 flags and
+ * Node's compile cache directory. BENCH_NODE_ARGS (space-separated) replaces the flags to try
+ * others.
  */
-function serverNodeArgs(): string[] {
-  if (process.env.BENCH_NODE_ARGS !== undefined)
-    return process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean);
-  return JSON.parse(
-    readFileSync(join(import.meta.dirname, '..', 'bin', 'v8-flags.json'), 'utf8'),
-  ) as string[];
+function serverProcess(): { args: string[]; env: Record<string, string> } {
+  const root = join(import.meta.dirname, '..');
+  const options = JSON.parse(readFileSync(join(root, 'bin', 'server-process.json'), 'utf8')) as {
+    v8Flags: string[];
+    compileCache: string;
+  };
+  const args =
+    process.env.BENCH_NODE_ARGS !== undefined
+      ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean)
+      : options.v8Flags;
+  return { args, env: { NODE_COMPILE_CACHE: join(root, options.compileCache) } };
 }
 
 /** Starts the hello-world baseline. */
@@ -140,8 +146,10 @@ export async function startLectern(
     ? { url: options.databaseUrl, drop: async () => {} }
     : await freshDatabase(dataDir);
   const url = `http://127.0.0.1:${port}`;
+  const serving = serverProcess();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
+    ...serving.env,
     PORT: String(port),
     HOST: '127.0.0.1',
     BASE_URL: url,
@@ -157,11 +165,15 @@ export async function startLectern(
   };
   const main = options.main ?? join(import.meta.dirname, '..', 'src', 'main.ts');
   if (options.prepare) {
-    const seed = spawn(process.execPath, [main, 'seed'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    // With the server's flags, as `npx lectern seed` would run: Node keys its compile cache by them.
+    const seed = spawn(process.execPath, [...serving.args, main, 'seed'], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     await new Promise((r) => seed.once('exit', r));
     await options.prepare(env);
   }
-  const child = spawn(process.execPath, [...serverNodeArgs(), main, 'serve'], {
+  const child = spawn(process.execPath, [...serving.args, main, 'serve'], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

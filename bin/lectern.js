@@ -19,22 +19,32 @@ if (major < 24) {
     process.exit(1);
   }
 }
-// The V8 flags of v8-flags.json (bench/servers.ts starts the benched server with the same file),
-// both to keep RSS under load near 200 MB (docs/performance.md, issue #14):
-// - 8 MB semi-spaces instead of V8's default (up to 32 MB on 64-bit): the young generation's own
-//   size;
-// - old space grown by 50 % over what the last full collection kept, instead of V8's adaptive
-//   factor (up to 4×): under 64 concurrent connections on PostgreSQL each request lives long
-//   enough to be promoted, and the adaptive factor let the old space fill with that garbage to
-//   ~200 MB before collecting it (peak 300–310 MB; 183–188 MB with the flag, same CPU per request).
-//   It sets no ceiling: a larger live set still gets a larger heap.
-// V8 refuses these in NODE_OPTIONS, so they go on the command line; NODE_OPTIONS naming its own
-// semi-space size wins for that flag.
-const V8_FLAGS = JSON.parse(readFileSync(join(root, 'bin', 'v8-flags.json'), 'utf8')).filter(
+// How the server process runs, from server-process.json (bench/servers.ts starts the benched
+// server from the same file), to keep RSS under load under 200 MB (docs/performance.md, #14):
+// - V8 flags: 8 MB semi-spaces instead of V8's default (up to 32 MB on 64-bit), the young
+//   generation's own size; and old space grown by 50 % over what the last full collection kept,
+//   instead of V8's adaptive factor (up to 4×): under 64 concurrent connections on PostgreSQL each
+//   request lives long enough to be promoted, and the adaptive factor let the old space fill with
+//   that garbage to ~200 MB before collecting it (peak 300–310 MB; 183–188 MB with the flag, same
+//   CPU per request). It sets no ceiling: a larger live set still gets a larger heap. V8 refuses
+//   these in NODE_OPTIONS, so they go on the command line; NODE_OPTIONS naming its own semi-space
+//   size wins for that flag.
+// - Node's compile cache (NODE_COMPILE_CACHE), in node_modules/.cache/lectern unless
+//   NODE_COMPILE_CACHE names another directory: it keeps each module's type-stripped source and
+//   bytecode, so a start after the first never loads the TypeScript stripper (~25 MB resident
+//   for the process's life) and starts faster. Entries are checked against the source, a stale
+//   one is recompiled; an unwritable directory only turns the cache off. NODE_DISABLE_COMPILE_CACHE=1
+//   turns it off too.
+const options = JSON.parse(readFileSync(join(root, 'bin', 'server-process.json'), 'utf8'));
+const V8_FLAGS = options.v8Flags.filter(
   (flag) => !(process.env.NODE_OPTIONS ?? '').includes(flag.split('=')[0]),
 );
 const child = spawn(nodeBin, [...V8_FLAGS, join(root, 'src', 'main.ts'), ...process.argv.slice(2)], {
   stdio: 'inherit',
+  env: {
+    ...process.env,
+    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || join(root, options.compileCache),
+  },
 });
 // A signal sent to this process alone (`kill <pid>`, a process manager stopping it) reaches the
 // server, which shuts down gracefully; without this the server would be left running.
