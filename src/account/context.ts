@@ -49,9 +49,14 @@ export function createAccountContext(db: Db, principal: Principal): AccountConte
   let curricula: Loaders['curricula'] | undefined;
   let lectureProgress: Loaders['lectureProgress'] | undefined;
   let events: Loaders['events'] | undefined;
+  let mutated = false;
   const loaders: Loaders = {
     viewer: () => {
-      viewer ??= getMemberProfile(db, scope);
+      // Read with the token at the start of this request, until a mutation resets the loaders.
+      viewer ??=
+        principal.user && !mutated
+          ? Promise.resolve({ id: principal.userId, ...principal.user })
+          : getMemberProfile(db, scope);
       return viewer;
     },
     school: () => {
@@ -90,6 +95,7 @@ export function createAccountContext(db: Db, principal: Principal): AccountConte
       return events;
     },
     reset() {
+      mutated = true;
       viewer = school = undefined;
       courses = curricula = lectureProgress = events = undefined;
     },

@@ -23,11 +23,14 @@ export async function identityClaims(
   scopes: ReadonlySet<string> | readonly string[],
   /** The user's roles at the school when the caller already read them (saves a query). */
   knownRoles?: readonly string[],
+  /** The user's email and name when the caller already read them (saves a query). */
+  knownUser?: { readonly email: string; readonly name: string },
 ): Promise<IdentityClaims> {
   const has = (s: string) =>
     scopes instanceof Set ? scopes.has(s) : (scopes as readonly string[]).includes(s);
   const claims: IdentityClaims = { sub: userId };
-  const user = has('email') || has('profile') ? await findUserById(ctx.db, userId) : undefined;
+  const user =
+    has('email') || has('profile') ? (knownUser ?? (await findUserById(ctx.db, userId))) : undefined;
   if (has('email') && user) claims.email = user.email;
   if (has('profile') && user) claims.name = user.name;
   if (has('openid')) {

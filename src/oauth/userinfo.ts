@@ -13,8 +13,9 @@ export function createUserInfoApp(ctx: AppContext): Hono<ProtectedEnv> {
   const guard = requireBearer(ctx, { challengeScopes: ['openid'], need: { scopes: ['openid'] } });
   const handler = async (c: import('hono').Context<ProtectedEnv>) => {
     const p = c.get('principal');
-    // The verifier read the roles with the token; the same values the id_token carries.
-    const claims = await identityClaims(ctx, p.userId, p.schoolId, p.scopes, p.roles);
+    // The verifier read the roles, email and name with the token: the same values the id_token
+    // carries, and UserInfo is one round trip.
+    const claims = await identityClaims(ctx, p.userId, p.schoolId, p.scopes, p.roles, p.user);
     return c.json(claims, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   };
   app.get('/api/oauth/userinfo', guard, handler);

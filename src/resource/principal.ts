@@ -23,4 +23,9 @@ export interface Principal {
   readonly resource: string;
   /** Expiry, seconds since the epoch. */
   readonly expiresAt: number;
+  /**
+   * The user's email and name, read in the same statement as the token (so UserInfo and the
+   * Account API's viewer need no second round trip); as fresh as the roles.
+   */
+  readonly user?: { readonly email: string; readonly name: string };
 }

@@ -37,7 +37,7 @@ const fail = (error: BearerFailure['error'], description: string, tokenPresented
   tokenPresented,
 });
 
-/** The token, its grant and the holder's membership, by token hash: one indexed join. */
+/** The token, its grant, the holder's membership and name, by token hash: one indexed join. */
 function tokenLookup(db: Db, tokenHash: string) {
   return db
     .selectFrom('oauth_tokens as t')
@@ -46,6 +46,7 @@ function tokenLookup(db: Db, tokenHash: string) {
       j.onRef('m.school_id', '=', 't.school_id').onRef('m.user_id', '=', 't.user_id'),
     )
     .leftJoin('oauth_clients as c', 'c.id', 't.client_id')
+    .leftJoin('users as u', 'u.id', 't.user_id')
     .select([
       't.kind',
       't.user_id',
@@ -62,6 +63,8 @@ function tokenLookup(db: Db, tokenHash: string) {
       'c.kind as client_kind',
       'c.reviewed as client_reviewed',
       'c.allowed_scopes as client_allowed_scopes',
+      'u.email as user_email',
+      'u.name as user_name',
     ])
     .where('t.token_hash', '=', tokenHash);
 }
@@ -183,6 +186,10 @@ export function createBearerVerifier(
         scopes: new Set(row.scopes.split(' ').filter(Boolean)),
         resource: row.resource,
         expiresAt: Math.floor(expiresAt / 1000),
+        user:
+          row.user_email === null || row.user_name === null
+            ? undefined
+            : { email: row.user_email, name: row.user_name },
       };
       if (generation !== undefined) cache?.put(generation, tokenHash, principal, expiresAt);
       return identified(principal);

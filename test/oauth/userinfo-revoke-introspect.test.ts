@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
+import { updateUserName } from '../../src/domain/school/users.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { obtainTokens, registerLoopbackClient, tokenRequest } from '../support/oauth-flow.ts';
 import { createWorld } from '../support/world.ts';
@@ -55,6 +56,25 @@ describe('UserInfo, revocation and introspection', () => {
           assert.deepEqual(claims[k], idClaims[k], k);
         assert.deepEqual(claims.roles, ['student']);
         assert.equal(claims.email, 'student@example.com');
+      }
+    });
+
+    it('the name is read with the token, never kept: a rename shows on the very next request (product.md §5)', async () => {
+      const tokens = await obtainTokens(t, {
+        clientId: 'demo-member-app',
+        scopes: ['openid', 'profile', 'email'],
+        resource: B,
+      });
+      const before = await (await userinfo(tokens.access_token)).json();
+      assert.equal(before.email, 'student@example.com');
+      // Twice: on SQLite the second answer comes from the verified-token cache.
+      assert.equal((await (await userinfo(tokens.access_token)).json()).name, before.name);
+      await updateUserName(t.runtime.db, before.sub, 'Renamed Student');
+      try {
+        const after = await (await userinfo(tokens.access_token)).json();
+        assert.deepEqual(after, { ...before, name: 'Renamed Student' });
+      } finally {
+        await updateUserName(t.runtime.db, before.sub, before.name);
       }
     });
 
