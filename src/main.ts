@@ -86,8 +86,10 @@ function stopOnSignal(runtime: Runtime, message: string, drain: () => Promise<vo
     runtime.logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // `on`, not `once`: a second signal while draining (Ctrl-C reaches both `bin/lectern.js` and
+  // the server, and the wrapper forwards its own) must not kill the process mid-drain.
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 /** `lectern migrate`: names each migration it applied, or says that none was pending. */

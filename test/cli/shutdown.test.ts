@@ -115,4 +115,28 @@ describe('graceful shutdown', () => {
       await database.drop();
     }
   });
+
+  it('through bin/lectern.js: Ctrl-C to the whole process group, as a terminal sends it, drains and exits 0', {
+    timeout: 30_000,
+  }, async () => {
+    const database = await createTestDatabase();
+    try {
+      const child = spawn(process.execPath, [BIN, 'serve'], {
+        env: cliEnv(database, { PORT: '0' }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true, // its own process group, as a terminal's foreground job
+      });
+      const served = await untilListening(child);
+      assert.equal(await freshGet(`${served.url}/healthz`), 200);
+      const exited = once(child, 'close');
+      process.kill(-child.pid!, 'SIGINT');
+      const [code, signal] = await exited;
+      assert.equal(signal, null);
+      assert.equal(code, 0, served.stderr());
+      assert.equal(served.lines.at(-1)?.msg, 'stopped');
+      await assert.rejects(freshGet(`${served.url}/healthz`), { code: 'ECONNREFUSED' });
+    } finally {
+      await database.drop();
+    }
+  });
 });
