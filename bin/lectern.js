@@ -31,7 +31,7 @@ if (major < 24) {
 //   size wins for that flag.
 // - Node's compile cache (NODE_COMPILE_CACHE), in node_modules/.cache/lectern unless
 //   NODE_COMPILE_CACHE names another directory: it keeps each module's type-stripped source and
-//   bytecode, so a start after the first never loads the TypeScript stripper (~25 MB resident
+//   bytecode, so a start after the first never loads the TypeScript stripper (~20 MB resident
 //   for the process's life) and starts faster. Entries are checked against the source, a stale
 //   one is recompiled; an unwritable directory only turns the cache off. NODE_DISABLE_COMPILE_CACHE=1
 //   turns it off too.
