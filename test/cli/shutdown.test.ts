@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import { describe, it } from 'node:test';
@@ -22,6 +22,35 @@ function freshGet(url: string): Promise<number> {
     });
     req.on('error', reject);
   });
+}
+
+/**
+ * Starts `serve` through bin/lectern.js, checks it answers, sends `stop`, and asserts the wrapper
+ * exits 0 after the server logged "stopped" and no longer listens.
+ */
+async function stopsThroughWrapper(
+  options: { detached: boolean },
+  stop: (wrapper: ChildProcess) => void,
+): Promise<void> {
+  const database = await createTestDatabase();
+  try {
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: cliEnv(database, { PORT: '0' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: options.detached,
+    });
+    const served = await untilListening(child);
+    assert.equal(await freshGet(`${served.url}/healthz`), 200);
+    const exited = once(child, 'close');
+    stop(child);
+    const [code, signal] = await exited;
+    assert.equal(signal, null);
+    assert.equal(code, 0, served.stderr());
+    assert.equal(served.lines.at(-1)?.msg, 'stopped');
+    await assert.rejects(freshGet(`${served.url}/healthz`), { code: 'ECONNREFUSED' });
+  } finally {
+    await database.drop();
+  }
 }
 
 describe('graceful shutdown', () => {
@@ -96,47 +125,14 @@ describe('graceful shutdown', () => {
   it('through bin/lectern.js (npx lectern): SIGTERM to the wrapper alone stops the server it started', {
     timeout: 30_000,
   }, async () => {
-    const database = await createTestDatabase();
-    try {
-      const child = spawn(process.execPath, [BIN, 'serve'], {
-        env: cliEnv(database, { PORT: '0' }),
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      const served = await untilListening(child);
-      assert.equal(await freshGet(`${served.url}/healthz`), 200);
-      const exited = once(child, 'close');
-      child.kill('SIGTERM'); // the wrapper's pid only, as `kill <pid>` or a process manager sends it
-      const [code, signal] = await exited;
-      assert.equal(signal, null);
-      assert.equal(code, 0, served.stderr());
-      assert.equal(served.lines.at(-1)?.msg, 'stopped');
-      await assert.rejects(freshGet(`${served.url}/healthz`), { code: 'ECONNREFUSED' });
-    } finally {
-      await database.drop();
-    }
+    // The wrapper's pid only, as `kill <pid>` or a process manager sends it.
+    await stopsThroughWrapper({ detached: false }, (child) => child.kill('SIGTERM'));
   });
 
   it('through bin/lectern.js: Ctrl-C to the whole process group, as a terminal sends it, drains and exits 0', {
     timeout: 30_000,
   }, async () => {
-    const database = await createTestDatabase();
-    try {
-      const child = spawn(process.execPath, [BIN, 'serve'], {
-        env: cliEnv(database, { PORT: '0' }),
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true, // its own process group, as a terminal's foreground job
-      });
-      const served = await untilListening(child);
-      assert.equal(await freshGet(`${served.url}/healthz`), 200);
-      const exited = once(child, 'close');
-      process.kill(-child.pid!, 'SIGINT');
-      const [code, signal] = await exited;
-      assert.equal(signal, null);
-      assert.equal(code, 0, served.stderr());
-      assert.equal(served.lines.at(-1)?.msg, 'stopped');
-      await assert.rejects(freshGet(`${served.url}/healthz`), { code: 'ECONNREFUSED' });
-    } finally {
-      await database.drop();
-    }
+    // Its own process group, as a terminal's foreground job; SIGINT reaches wrapper and server.
+    await stopsThroughWrapper({ detached: true }, (child) => process.kill(-child.pid!, 'SIGINT'));
   });
 });
