@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../src/domain/demo/demo-seed.ts';
+import { seedDemoData } from '../src/domain/demo/demo-seed.ts';
 import { openRuntime } from '../src/runtime.ts';
-import { QUERY } from './account-scenarios.ts';
-import { issueMemberToken, toolsCall } from './mcp-scenarios.ts';
-import { prepareOAuthStore, REDIRECT_URI } from './oauth-scenarios.ts';
+import { issueMemberToken } from './mcp-scenarios.ts';
+import { prepareOAuthStore } from './oauth-scenarios.ts';
+import { BASE, hotRequests } from './requests.ts';
 
 const only = process.argv[2];
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 20_000);
@@ -26,7 +26,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const dir = mkdtempSync(join(tmpdir(), 'lectern-inproc-'));
 const env = {
   DATABASE_URL: `file:${join(dir, 'lectern.sqlite')}`,
-  BASE_URL: 'http://127.0.0.1:1',
+  BASE_URL: BASE,
   LOG_LEVEL: 'warn',
   NODE_ENV: 'development',
 };
@@ -45,62 +45,18 @@ const sdkApp = createApp(runtime, { mcp: { fastPath: false } });
 // The floor of `healthz`: the baseline's hello-world app (hello-server.ts) through the same fetch.
 const hello = new Hono();
 hello.get('/', (c) => c.text('Hello, World!'));
-const base = 'http://127.0.0.1:1';
-const bearer = { authorization: `Bearer ${token}` };
-const json = { ...bearer, 'content-type': 'application/json' };
-const mcpHeaders = {
-  ...json,
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-11-25',
-};
-const modernHeaders = {
-  ...mcpHeaders,
-  'mcp-protocol-version': '2026-07-28',
-  'mcp-method': 'tools/call',
-  'mcp-name': 'my_courses',
-};
-const mcp = (modern: boolean) => () =>
-  new Request(`${base}/mcp`, {
-    method: 'POST',
-    headers: modern ? modernHeaders : mcpHeaders,
-    body: toolsCall(modern),
-  });
-
-const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const paths: Record<string, () => Request> = {
-  'hono hello': () => new Request(`${base}/`),
-  healthz: () => new Request(`${base}/healthz`),
-  userinfo: () => new Request(`${base}/api/oauth/userinfo`, { headers: bearer }),
-  introspection: () =>
-    new Request(`${base}/api/oauth/introspect`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: `token=${token}&client_id=${DEMO_MEMBER_APP_ID}`,
-    }),
-  graphql: () => new Request(`${base}/account/graphql`, { method: 'POST', headers: json, body: QUERY }),
-  mcp: mcp(false),
-  'mcp-modern': mcp(true),
-  'mcp-sdk': mcp(false),
-  'mcp-sdk-modern': mcp(true),
-  refresh: () =>
-    new Request(`${base}/api/oauth/token`, {
-      method: 'POST',
-      headers: form,
-      body: `grant_type=refresh_token&client_id=${DEMO_MEMBER_APP_ID}&refresh_token=${refreshToken}`,
-    }),
-  code: () =>
-    new Request(`${base}/api/oauth/token`, {
-      method: 'POST',
-      headers: form,
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        client_id: DEMO_MEMBER_APP_ID,
-        code: pool.codes.pop() ?? 'exhausted',
-        code_verifier: pool.verifier,
-        redirect_uri: REDIRECT_URI,
-        resource: pool.resource,
-      }).toString(),
-    }),
+  'hono hello': () => new Request(`${BASE}/`),
+  healthz: hotRequests.healthz,
+  userinfo: () => hotRequests.userinfo(token),
+  introspection: () => hotRequests.introspection(token),
+  graphql: () => hotRequests.graphql(token),
+  mcp: () => hotRequests.mcp(token, false),
+  'mcp-modern': () => hotRequests.mcp(token, true),
+  'mcp-sdk': () => hotRequests.mcp(token, false),
+  'mcp-sdk-modern': () => hotRequests.mcp(token, true),
+  refresh: () => hotRequests.refresh(refreshToken),
+  code: () => hotRequests.code(pool),
 };
 // Only the write paths need the answer; reading it for the others would add to their figure.
 const consume = async (name: string, res: Response) => {

@@ -20,7 +20,7 @@ const CHUNK = 400;
 // Enough single-use codes for the warm-up and the run at a rate well above the goal.
 const CODE_POOL = (DURATION_SECONDS + 3) * 3000;
 
-interface Prepared {
+export interface OAuthStore {
   accessToken: string;
   refreshTokens: string[];
   codes: string[];
@@ -38,7 +38,7 @@ export async function prepareOAuthStore(
   env: Record<string, string>,
   codes: number,
   refreshTokens: number,
-): Promise<Prepared> {
+): Promise<OAuthStore> {
   const config = loadConfig(env);
   const db: Db = openDatabase(config.database);
   try {
@@ -61,7 +61,7 @@ export async function prepareOAuthStore(
       last_used_at: null,
       revoked_at: null,
     });
-    const out: Prepared = {
+    const out: OAuthStore = {
       accessToken: '',
       refreshTokens: [],
       codes: [],
@@ -118,8 +118,8 @@ export async function prepareOAuthStore(
 async function startPrepared(
   codes: number,
   refreshTokens: number,
-): Promise<{ server: BenchServer; prepared: Prepared }> {
-  let prepared: Prepared | undefined;
+): Promise<{ server: BenchServer; prepared: OAuthStore }> {
+  let prepared: OAuthStore | undefined;
   const server = await startLectern({
     prepare: async (env) => {
       prepared = await prepareOAuthStore(env, codes, refreshTokens);

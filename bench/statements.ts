@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { DEMO_MEMBER_APP_ID, seedDemoData } from '../src/domain/demo/demo-seed.ts';
+import { seedDemoData } from '../src/domain/demo/demo-seed.ts';
 import { openRuntime } from '../src/runtime.ts';
-import { QUERY } from './account-scenarios.ts';
-import { issueMemberToken, toolsCall } from './mcp-scenarios.ts';
-import { prepareOAuthStore, REDIRECT_URI } from './oauth-scenarios.ts';
+import { issueMemberToken } from './mcp-scenarios.ts';
+import { prepareOAuthStore } from './oauth-scenarios.ts';
+import { BASE, hotRequests } from './requests.ts';
 import { BENCH_DATABASE_URL, freshDatabase } from './servers.ts';
 
 if (!BENCH_DATABASE_URL)
@@ -33,10 +33,9 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 } as typeof query;
 const dir = mkdtempSync(join(tmpdir(), 'lectern-statements-'));
 const database = await freshDatabase(dir);
-const base = 'http://127.0.0.1:1';
 const env = {
   DATABASE_URL: database.url,
-  BASE_URL: base,
+  BASE_URL: BASE,
   LOG_LEVEL: 'warn',
   NODE_ENV: 'development',
   LECTERN_SECRET: '-1W97cr8pPwPaTMYg3rYW9TzrIi0MGjxPpuubEMx38E',
@@ -47,48 +46,14 @@ const prepared = await prepareOAuthStore(env, 3, 3);
 const token = await issueMemberToken(env, ['openid', 'profile', 'email', 'account:read']);
 const app = createApp(runtime);
 
-const form = { 'content-type': 'application/x-www-form-urlencoded' };
-const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 const paths: Record<string, () => Request> = {
-  healthz: () => new Request(`${base}/healthz`),
-  userinfo: () =>
-    new Request(`${base}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } }),
-  introspection: () =>
-    new Request(`${base}/api/oauth/introspect`, {
-      method: 'POST',
-      headers: form,
-      body: `token=${token}&client_id=${DEMO_MEMBER_APP_ID}`,
-    }),
-  'refresh rotation': () =>
-    new Request(`${base}/api/oauth/token`, {
-      method: 'POST',
-      headers: form,
-      body: `grant_type=refresh_token&client_id=${DEMO_MEMBER_APP_ID}&refresh_token=${prepared.refreshTokens.pop()}`,
-    }),
-  'code exchange': () =>
-    new Request(`${base}/api/oauth/token`, {
-      method: 'POST',
-      headers: form,
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        client_id: DEMO_MEMBER_APP_ID,
-        code: prepared.codes.pop()!,
-        code_verifier: prepared.verifier,
-        redirect_uri: REDIRECT_URI,
-        resource: prepared.resource,
-      }).toString(),
-    }),
-  'graphql 2.5': () => new Request(`${base}/account/graphql`, { method: 'POST', headers: json, body: QUERY }),
-  'mcp my_courses': () =>
-    new Request(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...json,
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-11-25',
-      },
-      body: toolsCall(false),
-    }),
+  healthz: hotRequests.healthz,
+  userinfo: () => hotRequests.userinfo(token),
+  introspection: () => hotRequests.introspection(token),
+  'refresh rotation': () => hotRequests.refresh(prepared.refreshTokens.pop()!),
+  'code exchange': () => hotRequests.code(prepared),
+  'graphql 2.5': () => hotRequests.graphql(token),
+  'mcp my_courses': () => hotRequests.mcp(token, false),
 };
 
 for (const [name, make] of Object.entries(paths)) {
