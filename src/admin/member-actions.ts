@@ -113,7 +113,11 @@ export async function invite(
   input: InvitationInput,
 ): Promise<{ invitation: Invitation } & Delivery> {
   requireOwnerFor(s.actor, input.roles.includes('owner'));
-  const issued = await createInvitation(s.db, s.schoolId, { ...input, invitedByUserId: s.actor.userId });
+  const issued = await createInvitation(s.db, s.schoolId, {
+    ...input,
+    invitedByUserId: s.actor.userId,
+    emailed: s.app.mailer.enabled,
+  });
   const delivery = await deliver(s, issued);
   log(s, 'invitation.created', { invitationId: issued.invitation.id, roles: issued.invitation.roles });
   return { invitation: issued.invitation, ...delivery };
@@ -122,7 +126,7 @@ export async function invite(
 /** A new link for an invitation (the old one dies), delivered like the first. */
 export async function resend(s: ActionScope, id: string): Promise<{ invitation: Invitation } & Delivery> {
   requireOwnerFor(s.actor, (await getInvitation(s.db, s.schoolId, id)).roles.includes('owner'));
-  const issued = await resendInvitation(s.db, s.schoolId, id);
+  const issued = await resendInvitation(s.db, s.schoolId, id, s.app.mailer.enabled);
   const delivery = await deliver(s, issued);
   log(s, 'invitation.resent', { invitationId: id });
   return { invitation: issued.invitation, ...delivery };

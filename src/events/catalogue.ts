@@ -38,8 +38,6 @@ export const EVENT_CATALOGUE = {
   'member_app.deleted': { description: 'A member app was deleted.' },
   'grant.created': { description: 'A member authorized an app (OAuth consent).' },
   'grant.revoked': { description: 'An app’s authorization was revoked.' },
-  'login.failed': { description: 'A sign-in with a member’s email failed.', auditOnly: true },
-  'login.locked': { description: 'Sign-ins for a member’s email were throttled.', auditOnly: true },
   'webhook_endpoint.created': { description: 'A webhook endpoint was added.', auditOnly: true },
   'webhook_endpoint.updated': { description: 'A webhook endpoint was changed.', auditOnly: true },
   'webhook_endpoint.deleted': { description: 'A webhook endpoint was deleted.', auditOnly: true },

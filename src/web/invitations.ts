@@ -1,8 +1,9 @@
 /**
- * `/invitations/<token>` (issue #16): the page a person reaches from an invitation. A new person
- * sets a name and password and is signed in with the role; an existing account signs in as the
- * invited email and presses Accept. Unknown, used, revoked and expired links get a page that
- * says so (404 / 410), never a 5xx; the POSTs are throttled per address and per invitation.
+ * `/invitations/<token>`: the page a person reaches from an invitation. It looks the same whether
+ * or not the email has an account (without SMTP the inviter holds the link): a new person sets a
+ * name and password and is signed in with the role; an existing account signs in as the invited
+ * email and presses Accept. Unknown, used, revoked and expired links get a page that says so
+ * (404 / 410), never a 5xx; the POSTs are throttled per address and per invitation.
  */
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
@@ -16,9 +17,10 @@ import {
   findInvitationByToken,
   type InvitationByToken,
   InvitationGoneError,
+  UnprovenEmailError,
 } from '../domain/school/invitations.ts';
 import { isOperator } from '../domain/school/roles.ts';
-import { findUserById } from '../domain/school/users.ts';
+import { findUserById, type User } from '../domain/school/users.ts';
 import { ProblemError } from '../errors/problem-error.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
@@ -27,12 +29,15 @@ import {
   CSRF_FIELD,
   csrfToken,
   currentSession,
+  endUserSessions,
   type Session,
   startSession,
   verifyCsrf,
 } from '../http/sessions.ts';
 import type { ThrottleRule } from '../http/throttle.ts';
 import { isFormRequest } from '../oauth/form-body.ts';
+import { revokeAllGrantsOfUser } from '../oauth/grants.ts';
+import { inTransaction } from '../store/database.ts';
 import { notice } from './account/page-kit.ts';
 import { slowDownPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
@@ -100,7 +105,8 @@ ${error ? html`<div class="notice error" role="alert" id="form-error"><p>${error
 <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" aria-describedby="password-hint">
 <p class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} characters.</p>
 <div class="actions"><button class="primary" type="submit">Join ${found.schoolName}</button></div>
-</form>`;
+</form>
+<p>Already use Lectern with ${found.invitation.email}? <a href="/login?return_to=${encodeURIComponent(action)}">Sign in to accept</a>.</p>`;
 }
 
 function acceptForm(found: Found, action: string, csrf: string) {
@@ -118,6 +124,12 @@ function signInFirst(found: Found, here: string) {
 Sign in with it, then accept the invitation.</p>
 <p><a href="/login?return_to=${encodeURIComponent(here)}">Sign in as ${found.invitation.email}</a></p>
 <p class="muted">Forgot the password? Use “Forgot password?” on the sign-in page.</p>`;
+}
+
+function unproven(found: Found) {
+  return html`${heading(found)}
+${notice('warning', html`Your account’s email address, <strong>${found.invitation.email}</strong>, is not confirmed yet, and this invitation was not sent to it by email.`)}
+<p>Confirm the address by resetting your password (<a href="/password-reset">Forgot password?</a>): the link reaches only the owner of the mailbox. Or ask ${found.schoolName} to send the invitation again once they can email it.</p>`;
 }
 
 function wrongAccount(found: Found, signedInAs: string, here: string, csrf: string) {
@@ -152,12 +164,10 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
     return reason ? gonePage(c, 410, reason) : found;
   }
 
-  async function signedInUser(
-    c: Context,
-  ): Promise<{ session: Session; email: string; id: string } | undefined> {
+  async function signedInUser(c: Context): Promise<(User & { session: Session }) | undefined> {
     const session = await currentSession(ctx, c);
     const user = session ? await findUserById(ctx.db, session.userId) : undefined;
-    return session && user ? { session, email: user.email, id: user.id } : undefined;
+    return session && user ? { ...user, session } : undefined;
   }
 
   app.get('/invitations/:token', async (c) => {
@@ -167,7 +177,7 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
     if (found instanceof Response) return found;
     const here = new URL(c.req.url).pathname;
     const viewer = await signedInUser(c);
-    if (!found.accountExists) {
+    if (!viewer) {
       return page(
         c,
         200,
@@ -175,7 +185,6 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
         newPersonForm(found, here, csrfToken(ctx, c), { name: '' }),
       );
     }
-    if (!viewer) return page(c, 200, `Join ${found.schoolName}`, signInFirst(found, here));
     const csrf = csrfToken(ctx, c, viewer.session);
     if (viewer.email !== found.invitation.email) {
       return page(c, 403, `Join ${found.schoolName}`, wrongAccount(found, viewer.email, here, csrf));
@@ -198,6 +207,15 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
   }
 
   async function joined(c: Context, found: Found, done: Acceptance, newPerson: boolean): Promise<Response> {
+    if (done.tookOver) {
+      const ended = await endUserSessions(ctx, done.userId);
+      logSecurityEvent(ctx.logger, 'sessions.revoked', {
+        userId: done.userId,
+        sessions: ended,
+        reason: 'account_taken_over',
+        requestId: c.get('requestId'),
+      });
+    }
     if (newPerson) await startSession(ctx, c, done.userId);
     logSecurityEvent(ctx.logger, 'invitation.accepted', {
       schoolId: done.schoolId,
@@ -217,6 +235,7 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
     if (err instanceof ProblemError && err.code === 'email_taken') {
       return page(c, 409, `Join ${found.schoolName}`, signInFirst(found, new URL(c.req.url).pathname));
     }
+    if (err instanceof UnprovenEmailError) return page(c, 403, `Join ${found.schoolName}`, unproven(found));
     throw err;
   };
 
@@ -243,16 +262,21 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
     if (!verifyCsrf(ctx, c, form.get(CSRF_FIELD) ?? undefined)) {
       return again(403, 'This form has expired. Please fill it in again.');
     }
-    if (found.accountExists) return page(c, 409, `Join ${found.schoolName}`, signInFirst(found, here));
     const checkedName = Text(120).safeParse(name);
     if (!checkedName.success) return again(422, 'Enter your name (at most 120 characters).');
     const weak = passwordProblem(password);
     if (weak) return again(422, `The password ${weak}.`);
     try {
-      const done = await acceptAsNewPerson(ctx.db, c.req.param('token'), {
-        email: found.invitation.email,
-        name: checkedName.data,
-        passwordHash: await hashPassword(password),
+      const passwordHash = await hashPassword(password);
+      const done = await inTransaction(ctx.db, async (tx) => {
+        const accepted = await acceptAsNewPerson(tx, c.req.param('token'), {
+          email: found.invitation.email,
+          name: checkedName.data,
+          passwordHash,
+        });
+        // The mailbox's owner took the account over: nobody else's grant outlives that.
+        if (accepted.tookOver) await revokeAllGrantsOfUser(tx, accepted.userId);
+        return accepted;
       });
       return await joined(c, found, done, true);
     } catch (err) {

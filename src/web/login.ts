@@ -4,7 +4,7 @@ import { MAX_PASSWORD_LENGTH, verifyPassword } from '../crypto/passwords.ts';
 import { findUserByEmail, normalizeEmail } from '../domain/school/users.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { LOGIN_WINDOW_SECONDS, loginRules } from '../http/login-throttle.ts';
+import { loginRules } from '../http/login-throttle.ts';
 import { logSecurityEvent } from '../http/security-log.ts';
 import {
   CSRF_FIELD,
@@ -17,7 +17,6 @@ import {
 import { isFormRequest } from '../oauth/form-body.ts';
 import { errorPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
-import { auditLoginFailure } from './login-audit.ts';
 import { lockoutPage } from './recovery/views.ts';
 
 /** Where a signed-in person lands when no return_to was given. */
@@ -111,7 +110,6 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
         retryAfterSeconds: reservation.retryAfter,
         requestId: c.get('requestId'),
       });
-      await auditLoginFailure(ctx, c, 'login.locked', email, LOGIN_WINDOW_SECONDS);
       return lockoutPage(c, reservation.retryAfter, ctx.mailer.enabled);
     }
     // Passwords beyond 1 KiB are refused without hashing them (argon2 cost is per byte).
@@ -127,7 +125,6 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
         requestId: c.get('requestId'),
       });
       // The reservation stays: it is this failure's count.
-      if (user) await auditLoginFailure(ctx, c, 'login.failed', email, LOGIN_WINDOW_SECONDS);
       return show(c, 401, returnTo, email, 'Email or password is incorrect.');
     }
     // A success takes back only its own place; earlier failures stay in their window, so a

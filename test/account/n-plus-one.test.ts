@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import { createAccountApp } from '../../src/account/routes.ts';
 import { newId } from '../../src/crypto/ids.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
@@ -9,19 +8,8 @@ import { createUser } from '../../src/domain/school/users.ts';
 import { createBearerVerifier } from '../../src/resource/verifier.ts';
 import { isoNow } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { StatementCounter } from '../support/statements.ts';
 import { issueTestToken } from '../support/tokens.ts';
-
-/** Counts the SQL statements really executed through the Kysely instance it is plugged into. */
-class StatementCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs) {
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs) {
-    this.count++;
-    return args.result;
-  }
-}
 
 const COURSES = 100;
 const SECTIONS = 2;

@@ -54,7 +54,7 @@ const RECIPES: Record<string, (w: Resources, call: Call) => Promise<Recipe> | Re
   },
   'students.list_enrollments': (w) => ({ query: { course_id: w.course_id } }),
   'students.get_enrollment': () => ({}),
-  'students.enroll': (w) => ({ body: { course_id: w.course_id, email: `new-${uniq()}@example.com` } }),
+  'students.enroll': (w) => ({ body: { course_id: w.course_id, email: w.unenrolled_email } }),
   'students.update_enrollment': () => ({ body: { expires_at: '2030-01-01T00:00:00Z' } }),
   'students.unenroll': () => ({}),
   'students.get_progress': () => ({}),

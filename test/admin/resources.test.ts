@@ -168,7 +168,14 @@ describe('admin API: resource rules', () => {
     );
   });
 
-  it('students: enroll by email (invited as student), lifetime or expiring access, progress, no double enrollment', async () => {
+  it('students: enroll a member by email, lifetime or expiring access, progress, no double enrollment', async () => {
+    const notYet = await call('POST', '/api/v1/enrollments', {
+      course_id: w.course_id,
+      email: 'newbie@example.com',
+    });
+    assert.equal(notYet.status, 409);
+    assert.equal(notYet.body.code, 'not_a_member');
+    await s.person(['student'], 'newbie@example.com');
     const r = await call('POST', '/api/v1/enrollments', {
       course_id: w.course_id,
       email: 'newbie@example.com',

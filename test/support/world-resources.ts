@@ -37,6 +37,9 @@ export async function seedResources(t: TestApp, s: SchoolFixture, tag = 'w'): Pr
   const db = t.runtime.db;
   const studentUserId = await s.person(['student']);
   const adminUserId = await s.person(['admin']);
+  // A member enrolled in nothing, for enrolling by email.
+  const unenrolledEmail = `unenrolled-${tag}-${s.schoolId.slice(-8).toLowerCase()}@example.com`;
+  await s.person(['student'], unenrolledEmail);
   const lecturer = await createLecturer(db, s.schoolId, { name: `Lecturer ${tag}` });
   const course = await createCourse(db, s.schoolId, {
     slug: `course-${tag}`,
@@ -163,6 +166,7 @@ export async function seedResources(t: TestApp, s: SchoolFixture, tag = 'w'): Pr
     email: `invited-${tag}-${s.schoolId.slice(-8).toLowerCase()}@example.com`,
     roles: ['lecturer'],
     invitedByUserId: s.ownerId,
+    emailed: false,
   });
   const { endpoint } = await createEndpoint(
     db,
@@ -215,6 +219,7 @@ export async function seedResources(t: TestApp, s: SchoolFixture, tag = 'w'): Pr
   return {
     endpoint_id: endpoint.id,
     studentUserId,
+    unenrolled_email: unenrolledEmail,
     course_id: course.id,
     section_id: section.id,
     lecture_id: lecture.id,

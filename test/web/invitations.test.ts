@@ -293,7 +293,9 @@ describe('invitation pages (issue #16)', () => {
       assert.equal(anonymous.status, 200);
       const text = await anonymous.text();
       assert.match(text, new RegExp(`href="/login\\?return_to=${encodeURIComponent(path)}"`));
-      assert.doesNotMatch(text, /name="password"/, 'no way to set a password on an existing account');
+      // The same page as for a new person (the link's holder may be the inviter): the POST below
+      // is what refuses to set a password on an existing account.
+      assert.match(text, /name="password"/);
       // Signed in as someone else: told which account the invitation is for, and refused.
       const wrong = await signedIn(t, 'lecturer@example.com');
       const told = await wrong.request(path);

@@ -25,6 +25,7 @@ export const InvitationSchema = named(
     roles: z.array(z.enum(ROLES)),
     status: z.enum(INVITATION_STATUSES),
     invited_by_user_id: Id.nullable(),
+    course_ids: z.array(Id).describe('Courses the person is enrolled in (lifetime access) when they accept.'),
     expires_at: Timestamp,
     accepted_at: Timestamp.nullable(),
     revoked_at: Timestamp.nullable(),
@@ -57,6 +58,7 @@ const example = {
   roles: ['lecturer'],
   status: 'pending',
   invited_by_user_id: 'usr_01jf3k6m2v8w9x0y1z2a3b4c5e',
+  course_ids: [],
   expires_at: '2026-03-08T09:00:00.000Z',
   accepted_at: null,
   revoked_at: null,
@@ -75,7 +77,7 @@ export const inviteOperation = defineOperation({
   name: 'members.invite',
   summary: 'Invite a person',
   description:
-    'Creates a single-use invitation valid for 7 days; the person becomes a member with `roles` only when they open the link and accept (a new person sets a name and password, an existing account signs in first). It no longer creates a user or a membership (it did before invitations existed), and answers with the invitation: the answer is the same whether or not the email has a Lectern account. With SMTP configured the link is emailed (`delivery: "email"`); otherwise it is returned once as `link`. Someone already at the school is a 409 `already_member`, a pending invitation a 409 `invitation_pending`; only owners invite owners (403 `owner_required`); a refused email is a 502 `mail_failed`.',
+    'Creates a single-use invitation valid for 7 days; the person becomes a member with `roles` only when they open the link and accept (a new person sets a name and password, an existing account signs in first), and is enrolled in `course_ids` (lifetime access). It no longer creates a user or a membership (it did before invitations existed), and answers with the invitation: the answer is the same whether or not the email has a Lectern account. With SMTP configured the link is emailed (`delivery: "email"`); otherwise it is returned once as `link`. Someone already at the school is a 409 `already_member`, a pending invitation a 409 `invitation_pending`; only owners invite owners (403 `owner_required`); a refused email is a 502 `mail_failed`.',
   scope: 'members:write',
   method: 'POST',
   path: '/api/v1/members',
@@ -90,7 +92,9 @@ export const inviteOperation = defineOperation({
     response: sentExample,
   },
   handler: async (ctx, { body }) =>
-    sent(await invite(actionScope(ctx), { email: body.email, roles: body.roles })),
+    sent(
+      await invite(actionScope(ctx), { email: body.email, roles: body.roles, courseIds: body.course_ids }),
+    ),
 });
 
 /** The invitation operations beside `members.invite`. */

@@ -1,11 +1,19 @@
 /**
- * Sign-in locks of a school's members (issue #16): an account is locked while its failed
- * sign-ins fill the per-account counter (http/login-throttle.ts). Operators list who is locked
- * and unlock someone; only their own school's members are found (another school's member is a
- * 404 like an unknown id), so the lock state of anyone else is never told.
+ * Sign-in locks of a school's members: an account is locked while its failed sign-ins fill the
+ * per-account counter (http/login-throttle.ts). Operators list who is locked and unlock someone;
+ * only their own school's members are found (another school's member is a 404 like an unknown
+ * id), so the lock state of anyone else is never told.
+ *
+ * Who may lift a lock: the lock guards an account, and an account is shared by every school its
+ * person belongs to. A school's operator lifts it only for an account that belongs to that school
+ * alone; any other account's lock is lifted by its owner (a password reset, which proves the
+ * mailbox) or by time. Otherwise any school that got the person as a member could keep
+ * disarming the lock that protects their standing at another school.
  */
 import { z } from 'zod';
 import { getMember, listMembers, type Member } from '../../domain/school/members-admin.ts';
+import { belongsElsewhere } from '../../domain/school/memberships.ts';
+import { problem } from '../../errors/problem-error.ts';
 import type { AppContext } from '../../http/context.ts';
 import { accountLockedFor, unlockAccount } from '../../http/login-throttle.ts';
 import { logSecurityEvent } from '../../http/security-log.ts';
@@ -61,6 +69,12 @@ export async function unlockMember(
   memberId: string,
 ): Promise<MemberLock> {
   const member = await getMember(db, who.schoolId, memberId);
+  if (await belongsElsewhere(db, who.schoolId, member.userId)) {
+    throw problem('unlock_not_allowed', {
+      detail:
+        'This person’s account is also used outside this school, so only they can lift the lock: by resetting their password (“Forgot password?” on the sign-in page) or by waiting until it ends.',
+    });
+  }
   const wasLockedFor = await accountLockedFor(app.throttle, member.email);
   await unlockAccount(app.throttle, member.email);
   logSecurityEvent(app.logger, 'account.unlocked', {
@@ -139,7 +153,7 @@ export const memberLockOperations = [
     name: 'members.unlock',
     summary: 'Unlock a member',
     description:
-      'Clears the member’s failed sign-ins so they can sign in at once. Unlocking someone who is not locked changes nothing. Another school’s member is a 404.',
+      'Clears the member’s failed sign-ins so they can sign in at once. Only for an account that belongs to this school alone: an account also used at another school is a 403 `unlock_not_allowed` (its owner resets the password, or the lock ends by itself). Unlocking someone who is not locked changes nothing. Another school’s member is a 404.',
     scope: 'members:write',
     method: 'POST',
     path: '/api/v1/members/{member_id}/unlock',

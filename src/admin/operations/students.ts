@@ -12,9 +12,9 @@ import {
   setEnrollmentExpiry,
   unenroll,
 } from '../../domain/learning/enrollments.ts';
-import { findMembership } from '../../domain/school/memberships.ts';
-import { findOrCreateUser, findUserByEmail } from '../../domain/school/users.ts';
-import { problems } from '../../errors/problem-error.ts';
+import { findMemberIdByEmail, findMembership } from '../../domain/school/memberships.ts';
+import { findUserByEmail, normalizeEmail } from '../../domain/school/users.ts';
+import { problem, problems } from '../../errors/problem-error.ts';
 import { defineOperation, type OperationContext } from '../define-operation.ts';
 import { Email, Id, named, PageQuery, pageOf, Timestamp, toSnake } from '../schemas.ts';
 
@@ -83,25 +83,24 @@ const example = {
   updated_at: '2026-03-04T18:20:00.000Z',
 };
 
-// By user id the person must already belong to the school; by email they are found or created
-// (without a password) and become a student, as in every peer's "enroll by email".
+// The person must already belong to the school, named by user id or by email. Someone who does
+// not is invited (with the course), never enrolled unasked: the answer for an email that is no
+// member is the same whether or not it has an account at another school.
 async function resolveStudent(
   ctx: OperationContext,
-  body: { user_id?: string; email?: string; name?: string },
+  body: { user_id?: string; email?: string },
 ): Promise<string> {
   if (body.user_id) {
     if (!(await findMembership(ctx.db, ctx.schoolId, body.user_id)))
       throw problems.notFound('No such member at this school.');
     return body.user_id;
   }
-  const email = body.email!;
-  // Parallel enrollments of one new email (into several courses) all get the one user.
-  const user = await findOrCreateUser(ctx.db, {
-    email,
-    name: body.name ?? email.split('@')[0],
-    passwordHash: null,
+  const email = normalizeEmail(body.email!);
+  const memberId = await findMemberIdByEmail(ctx.db, ctx.schoolId, email);
+  if (memberId) return memberId;
+  throw problem('not_a_member', {
+    detail: `${email} is not a member of this school. Invite them as a student with this course (POST /api/v1/members with "roles": ["student"] and "course_ids"): they are enrolled when they accept.`,
   });
-  return user.id;
 }
 
 /**
@@ -170,7 +169,7 @@ export const studentOperations = [
     name: 'students.enroll',
     summary: 'Enroll a student in a course',
     description:
-      'Give `user_id` (a member of the school) or `email` (found or invited as a student). `expires_at` null or omitted is lifetime access. Enrolling twice is a 409 `already_enrolled`.',
+      'Give `user_id` or `email` of a member of the school. Someone who is not a member is a 409 `not_a_member` (whether or not they have an account elsewhere): invite them with `POST /api/v1/members` and `course_ids`, and they are enrolled when they accept. `expires_at` null or omitted is lifetime access. Enrolling twice is a 409 `already_enrolled`.',
     scope: 'students:write',
     method: 'POST',
     path: '/api/v1/enrollments',
@@ -179,8 +178,8 @@ export const studentOperations = [
         .strictObject({
           course_id: Id,
           user_id: Id.optional(),
-          email: Email.optional(),
-          name: Text(120).optional().describe('For a new person invited by email.'),
+          email: Email.optional().describe('A member’s email (exact, case-insensitive).'),
+          name: Text(120).optional().describe('Accepted for compatibility and ignored.'),
           expires_at: Timestamp.nullable().optional(),
         })
         .refine((b) => (b.user_id === undefined) !== (b.email === undefined), {

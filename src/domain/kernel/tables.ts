@@ -10,6 +10,11 @@ export interface UsersTable {
   email: string;
   name: string;
   password_hash: string | null;
+  /**
+   * Set while the email is unproven: the account was made through this school's invitation link
+   * handed to the inviter (no SMTP), and is trusted at this school only.
+   */
+  unverified_school_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -331,6 +336,10 @@ export interface InvitationsTable {
   accepted_at: string | null;
   accepted_user_id: string | null;
   revoked_at: string | null;
+  /** 1 when the link went to the invited mailbox (opening it proves the email). */
+  emailed: number;
+  /** JSON array of course ids the person is enrolled in on accepting. */
+  course_ids: string;
   created_at: string;
   updated_at: string;
 }

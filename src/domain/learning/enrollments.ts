@@ -305,6 +305,28 @@ export async function enroll(
   });
 }
 
+/**
+ * The courses a person is enrolled in on joining through an invitation: lifetime access to each
+ * that still exists, skipping one they already have.
+ */
+export async function enrollOnJoining(
+  tx: Tx,
+  schoolId: string,
+  userId: string,
+  courseIds: readonly string[],
+): Promise<void> {
+  for (const courseId of courseIds) {
+    const course = await tx
+      .selectFrom('courses')
+      .select('id')
+      .where('school_id', '=', schoolId)
+      .where('id', '=', courseId)
+      .executeTakeFirst();
+    if (!course || (await findEnrollmentOf(tx, schoolId, userId, courseId))) continue;
+    await enroll(tx, schoolId, { userId, courseId, source: 'manual' });
+  }
+}
+
 /** Sets when access ends; null makes it lifetime. */
 export async function setEnrollmentExpiry(
   db: Db | Tx,

@@ -13,14 +13,22 @@ import { recordEvent } from '../../events/outbox.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
-import { parseValid, withTransaction } from '../kernel/checks.ts';
-import { Email, Text } from '../kernel/fields.ts';
+import { flag, parseValid, withTransaction } from '../kernel/checks.ts';
+import { Email, Id, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { InvitationsTable } from '../kernel/tables.ts';
+import { enrollOnJoining } from '../learning/enrollments.ts';
 import { lockSchool } from './members-admin.ts';
-import { addRoles } from './memberships.ts';
+import { addRoles, findMemberIdByEmail } from './memberships.ts';
 import { canonicalRoles, parseRoles, type Role, RoleList, serializeRoles } from './roles.ts';
-import { createUser, normalizeEmail } from './users.ts';
+import {
+  createUser,
+  findUserByEmail,
+  markEmailProven,
+  normalizeEmail,
+  takeOverAccount,
+  trustedAt,
+} from './users.ts';
 
 /** An invitation's link works for 7 days (README, docs/decisions.md); resending starts a new 7 days. */
 export const INVITATION_LIFETIME_SECONDS = 7 * 24 * 3600;
@@ -35,6 +43,8 @@ export interface Invitation {
   roles: Role[];
   status: InvitationStatus;
   invitedByUserId: string | null;
+  /** Courses the person is enrolled in (lifetime access) when they accept. */
+  courseIds: string[];
   expiresAt: string;
   acceptedAt: string | null;
   revokedAt: string | null;
@@ -50,6 +60,11 @@ export interface Invitation {
 export const InvitationFields = z.object({
   email: Email,
   roles: RoleList,
+  courseIds: z
+    .array(Id)
+    .max(50)
+    .optional()
+    .describe('Courses of this school the person is enrolled in (lifetime access) when they accept.'),
   name: Text(120)
     .optional()
     .describe('Accepted for compatibility and ignored: the person chooses their own name when they join.'),
@@ -77,6 +92,7 @@ function toInvitation(r: Row): Invitation {
     roles: parseRoles(r.roles),
     status: statusOf(r),
     invitedByUserId: r.invited_by_user_id,
+    courseIds: JSON.parse(r.course_ids) as string[],
     expiresAt: r.expires_at,
     acceptedAt: r.accepted_at,
     revokedAt: r.revoked_at,
@@ -128,14 +144,7 @@ export async function getInvitation(db: Db | Tx, schoolId: string, id: string): 
 
 // Only what this school already knows decides the answer: its own members and invitations.
 async function refuseDuplicate(tx: Tx, schoolId: string, email: string): Promise<void> {
-  const member = await tx
-    .selectFrom('memberships')
-    .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select('memberships.id')
-    .where('memberships.school_id', '=', schoolId)
-    .where('users.email', '=', email)
-    .executeTakeFirst();
-  if (member) {
+  if (await findMemberIdByEmail(tx, schoolId, email)) {
     throw problem('already_member', {
       detail: `${email} already belongs to this school; change their roles instead.`,
     });
@@ -153,15 +162,37 @@ async function refuseDuplicate(tx: Tx, schoolId: string, email: string): Promise
   }
 }
 
+// The courses an invitation enrols in: each a course of this school, each once.
+async function schoolCourses(tx: Tx, schoolId: string, ids: readonly string[]): Promise<string[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  const found = await tx
+    .selectFrom('courses')
+    .select('id')
+    .where('school_id', '=', schoolId)
+    .where('id', 'in', unique)
+    .execute();
+  const known = new Set(found.map((r) => r.id));
+  const missing = unique.filter((id) => !known.has(id));
+  if (missing.length > 0) {
+    throw problems.validation(
+      missing.map(() => ({ field: 'courseIds', message: 'names no course of this school' })),
+      `No such course at this school: ${missing.join(', ')}.`,
+    );
+  }
+  return unique;
+}
+
 /**
- * Invites a person by email with these roles: a pending invitation, nothing else. Someone
- * already at the school is a 409 `already_member`, a pending invitation a 409
- * `invitation_pending`; an account at other schools changes nothing in the answer.
+ * Invites a person by email with these roles (and courses to enrol in): a pending invitation,
+ * nothing else. Someone already at the school is a 409 `already_member`, a pending invitation a
+ * 409 `invitation_pending`; an account at other schools changes nothing in the answer.
+ * `emailed`: the link goes to the invited mailbox (SMTP), not to the inviter.
  */
 export async function createInvitation(
   db: Db | Tx,
   schoolId: string,
-  input: InvitationInput & { invitedByUserId: string | null },
+  input: InvitationInput & { invitedByUserId: string | null; emailed: boolean },
 ): Promise<IssuedInvitation> {
   const parsed = parseValid(InvitationFields, input);
   const email = normalizeEmail(parsed.email);
@@ -170,6 +201,7 @@ export async function createInvitation(
     // One invitation per person at a time, even for concurrent invites (the school row's lock).
     await lockSchool(tx, schoolId);
     await refuseDuplicate(tx, schoolId, email);
+    const courseIds = await schoolCourses(tx, schoolId, parsed.courseIds ?? []);
     const token = randomToken();
     // One instant for both, so the lifetime is exactly 7 days.
     const at = nowMs();
@@ -185,6 +217,8 @@ export async function createInvitation(
       accepted_at: null,
       accepted_user_id: null,
       revoked_at: null,
+      emailed: input.emailed ? 1 : 0,
+      course_ids: JSON.stringify(courseIds),
       created_at: now,
       updated_at: now,
     };
@@ -193,6 +227,8 @@ export async function createInvitation(
       invitation_id: row.id,
       email,
       roles,
+      invited_by_user_id: row.invited_by_user_id,
+      expires_at: row.expires_at,
     });
     return { invitation: toInvitation(row), token };
   });
@@ -204,7 +240,12 @@ const closed = (invitation: Invitation) =>
   });
 
 /** A new link for a pending or expired invitation (7 more days); the old link stops working. */
-export async function resendInvitation(db: Db | Tx, schoolId: string, id: string): Promise<IssuedInvitation> {
+export async function resendInvitation(
+  db: Db | Tx,
+  schoolId: string,
+  id: string,
+  emailed: boolean,
+): Promise<IssuedInvitation> {
   return withTransaction(db, async (tx) => {
     const current = await getInvitation(tx, schoolId, id);
     if (current.status === 'accepted' || current.status === 'revoked') throw closed(current);
@@ -214,6 +255,7 @@ export async function resendInvitation(db: Db | Tx, schoolId: string, id: string
       .updateTable('invitations')
       .set({
         token_hash: sha256(token),
+        emailed: emailed ? 1 : 0,
         expires_at: isoIn(INVITATION_LIFETIME_SECONDS, at),
         updated_at: isoNow(at),
       })
@@ -244,14 +286,15 @@ export async function revokeInvitation(db: Db | Tx, schoolId: string, id: string
   });
 }
 
-/** What the holder of a link may see: the invitation, its school's name and whether the email has an account. */
+/**
+ * What the holder of a link may see: the invitation, its school's name and who invited. Never
+ * whether the email has an account: without SMTP the holder may be the inviter.
+ */
 export interface InvitationByToken {
   readonly invitation: Invitation;
   readonly schoolId: string;
   readonly schoolName: string;
   readonly inviterName: string | null;
-  /** The email already has a Lectern account: its owner signs in to accept. */
-  readonly accountExists: boolean;
 }
 
 /** The invitation a link's token names, or undefined for a token that was never issued (or replaced). */
@@ -271,13 +314,11 @@ export async function findInvitationByToken(
     .executeTakeFirst();
   // The index found the row by the hash; compare again in constant time all the same.
   if (!row || !safeEqual(row.token_hash, hash)) return undefined;
-  const account = await db.selectFrom('users').select('id').where('email', '=', row.email).executeTakeFirst();
   return {
     invitation: toInvitation(row),
     schoolId: row.school_id,
     schoolName: row.school_name,
     inviterName: row.inviter_name ?? null,
-    accountExists: account !== undefined,
   };
 }
 
@@ -290,6 +331,8 @@ export interface Acceptance {
   readonly schoolId: string;
   readonly userId: string;
   readonly roles: Role[];
+  /** The mailbox's owner took over an existing account: the caller ends its sessions and grants. */
+  readonly tookOver: boolean;
 }
 
 // Single use: one conditional UPDATE, so of two concurrent accepts exactly one sees a row.
@@ -312,25 +355,39 @@ async function consume(tx: Tx, token: string, email: string, userId: string): Pr
     .executeTakeFirstOrThrow();
 }
 
-async function join(tx: Tx, row: Row, userId: string): Promise<Acceptance> {
+async function join(tx: Tx, row: Row, userId: string, tookOver = false): Promise<Acceptance> {
   const roles = parseRoles(row.roles);
   // Someone who became a member meanwhile (enrolled as a student) keeps their roles and gains these.
   await addRoles(tx, row.school_id, userId, roles);
-  return { invitationId: row.id, schoolId: row.school_id, userId, roles };
+  await enrollOnJoining(tx, row.school_id, userId, JSON.parse(row.course_ids) as string[]);
+  return { invitationId: row.id, schoolId: row.school_id, userId, roles, tookOver };
 }
 
-/** An existing account accepts: the signed-in user must own the invited email. */
+/** The account's email is not proven, and this link cannot prove it (it went to the inviter). */
+export class UnprovenEmailError extends Error {}
+
+/**
+ * An existing account accepts: the signed-in user must own the invited email. An emailed link
+ * proves the mailbox; an account whose email is unproven joins another school only that way.
+ */
 export async function acceptInvitation(
   db: Db | Tx,
   token: string,
-  user: { id: string; email: string },
+  user: { id: string; email: string; unverified_school_id: string | null },
 ): Promise<Acceptance> {
-  return withTransaction(db, async (tx) => join(tx, await consume(tx, token, user.email, user.id), user.id));
+  return withTransaction(db, async (tx) => {
+    const row = await consume(tx, token, user.email, user.id);
+    if (flag(row.emailed)) await markEmailProven(tx, user.id);
+    else if (!trustedAt(user, row.school_id)) throw new UnprovenEmailError('email not proven');
+    return join(tx, row, user.id);
+  });
 }
 
 /**
- * A new person accepts: their account is created with this name and password hash. An email
- * that meanwhile got an account is a 409 `email_taken` (they sign in and accept instead).
+ * Someone without a usable account accepts with a name and password. No account: it is made,
+ * trusted at this school only unless the link was emailed. An account made without a password,
+ * or one whose email is unproven, is taken over when the link was emailed (the mailbox's owner
+ * is here). Any other account is a 409 `email_taken`: its owner signs in and accepts.
  */
 export async function acceptAsNewPerson(
   db: Db | Tx,
@@ -338,11 +395,35 @@ export async function acceptAsNewPerson(
   input: { email: string; name: string; passwordHash: string },
 ): Promise<Acceptance> {
   return withTransaction(db, async (tx) => {
-    const user = await createUser(tx, {
-      email: input.email,
-      name: input.name,
-      passwordHash: input.passwordHash,
-    });
-    return join(tx, await consume(tx, token, user.email, user.id), user.id);
+    const open = await openRow(tx, token);
+    const emailed = flag(open.emailed);
+    const existing = await findUserByEmail(tx, input.email);
+    if (!existing) {
+      const user = await createUser(tx, {
+        ...input,
+        unverifiedSchoolId: emailed ? null : open.school_id,
+      });
+      return join(tx, await consume(tx, token, user.email, user.id), user.id);
+    }
+    const unusable = existing.password_hash === null || existing.unverified_school_id !== null;
+    if (!emailed || !unusable) {
+      throw problem('email_taken', { detail: 'A user with this email already exists.' });
+    }
+    await takeOverAccount(tx, existing.id, input);
+    return join(tx, await consume(tx, token, existing.email, existing.id), existing.id, true);
   });
+}
+
+// The open invitation a token names, read before the account is decided.
+async function openRow(tx: Tx, token: string): Promise<Row> {
+  const row = await tx
+    .selectFrom('invitations')
+    .selectAll()
+    .where('token_hash', '=', sha256(token))
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', isoNow())
+    .executeTakeFirst();
+  if (!row) throw new InvitationGoneError('invitation no longer open');
+  return row;
 }

@@ -49,6 +49,37 @@ export async function findMembership(
   return row ? toMembership(row) : undefined;
 }
 
+/**
+ * The user id of the school's member with this email (stored form), or undefined: one query
+ * whether or not the email has an account, so the answer says nothing about other schools.
+ */
+export async function findMemberIdByEmail(
+  db: Db | Tx,
+  schoolId: string,
+  email: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select('users.id')
+    .where('memberships.school_id', '=', schoolId)
+    .where('users.email', '=', email)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** Whether the user belongs to any school but this one. */
+export async function belongsElsewhere(db: Db | Tx, schoolId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('memberships')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('school_id', '!=', schoolId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Every school the user belongs to, with its name, ordered by school name. */
 export async function listMembershipsOfUser(
   db: Db | Tx,
@@ -102,12 +133,16 @@ export async function ensureMembership(
     .executeTakeFirst();
   if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) {
     const membership = toMembership(row);
-    await recordEvent(db, schoolId, membership.status === 'invited' ? 'member.invited' : 'member.joined', {
-      member_id: membership.id,
-      user_id: userId,
-      roles: membership.roles,
-      invited_by_user_id: row.invited_by_user_id,
-    });
+    // Someone joins when an active membership starts. An `invited` membership is no invitation:
+    // invitations.ts records `member.invited`, with the invitation a receiver can follow.
+    if (membership.status === 'active') {
+      await recordEvent(db, schoolId, 'member.joined', {
+        member_id: membership.id,
+        user_id: userId,
+        roles: membership.roles,
+        invited_by_user_id: row.invited_by_user_id,
+      });
+    }
     return { membership, created: true };
   }
   const existing = await findMembership(db, schoolId, userId);

@@ -120,6 +120,8 @@ export function foundSchoolByInvitation(
       email: checked.ownerEmail,
       roles: ['owner'],
       invitedByUserId: null,
+      // Printed for the deployment's operator to hand on: it does not prove the mailbox.
+      emailed: false,
     });
     return { school: await getSchoolSettings(tx, school.id), ...issued };
   });

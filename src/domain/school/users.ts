@@ -16,7 +16,7 @@ export function normalizeEmail(email: string): string {
 const userById = preparedRead((db, arg) =>
   db
     .selectFrom('users')
-    .select(['id', 'email', 'name', 'password_hash', 'created_at', 'updated_at'])
+    .select(['id', 'email', 'name', 'password_hash', 'unverified_school_id', 'created_at', 'updated_at'])
     .where('id', '=', arg(0)),
 );
 
@@ -30,13 +30,22 @@ export function findUserByEmail(db: Db | Tx, email: string): Promise<User | unde
   return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
 }
 
-function newUser(input: { email: string; name: string; passwordHash: string | null }): User {
+/** What a new account is made of; `unverifiedSchoolId` for an account whose email is unproven. */
+export interface NewUser {
+  email: string;
+  name: string;
+  passwordHash: string | null;
+  unverifiedSchoolId?: string | null;
+}
+
+function newUser(input: NewUser): User {
   const now = isoNow();
   return {
     id: newId('usr'),
     email: normalizeEmail(input.email),
     name: input.name.trim(),
     password_hash: input.passwordHash,
+    unverified_school_id: input.unverifiedSchoolId ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -54,10 +63,7 @@ async function insertUnlessTaken(db: Db | Tx, user: User): Promise<boolean> {
 }
 
 /** Creates a user; a taken email is a 409 `email_taken`, even when taken by a concurrent request. */
-export async function createUser(
-  db: Db | Tx,
-  input: { email: string; name: string; passwordHash: string | null },
-): Promise<User> {
+export async function createUser(db: Db | Tx, input: NewUser): Promise<User> {
   const user = newUser(input);
   if (!(await insertUnlessTaken(db, user))) {
     throw problem('email_taken', {
@@ -71,10 +77,7 @@ export async function createUser(
  * The user with this email, created (with `name` and `passwordHash`) if there is none: concurrent
  * calls with one new email all get the same single user.
  */
-export async function findOrCreateUser(
-  db: Db | Tx,
-  input: { email: string; name: string; passwordHash: string | null },
-): Promise<User> {
+export async function findOrCreateUser(db: Db | Tx, input: NewUser): Promise<User> {
   const found = await findUserByEmail(db, input.email);
   if (found) return found;
   const user = newUser(input);
@@ -89,6 +92,46 @@ export async function updateUserName(db: Db | Tx, id: string, name: string): Pro
   await db
     .updateTable('users')
     .set({ name: name.trim(), updated_at: isoNow() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Whether the account may take part in this school: every account whose email is proven, and an
+ * unproven one only at the school whose invitation link made it.
+ */
+export function trustedAt(user: Pick<User, 'unverified_school_id'>, schoolId: string): boolean {
+  return user.unverified_school_id === null || user.unverified_school_id === schoolId;
+}
+
+/** The owner of the mailbox proved the email (a password reset, an invitation that reached it). */
+export async function markEmailProven(db: Db | Tx, id: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ unverified_school_id: null, updated_at: isoNow() })
+    .where('id', '=', id)
+    .where('unverified_school_id', 'is not', null)
+    .execute();
+}
+
+/**
+ * The mailbox's owner takes over an account they could not sign in to (one made without a
+ * password, or with a password someone else chose): their name and password, the email proven.
+ * The caller ends every session and grant of the account in the same transaction.
+ */
+export async function takeOverAccount(
+  db: Db | Tx,
+  id: string,
+  input: { name: string; passwordHash: string },
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({
+      name: input.name.trim(),
+      password_hash: input.passwordHash,
+      unverified_school_id: null,
+      updated_at: isoNow(),
+    })
     .where('id', '=', id)
     .execute();
 }

@@ -67,11 +67,18 @@ export function createAdminLockoutsApp(ctx: AppContext): Hono<AppEnv> {
     // Only this school's members are found: another school's member id is "no such member".
     const unlocked = await unlockMember(ctx, ctx.db, who, (form.get('member') ?? '').slice(0, 64)).catch(
       (err: unknown) => {
-        if (err instanceof ProblemError && err.code === 'not_found') return undefined;
+        if (err instanceof ProblemError && (err.code === 'not_found' || err.code === 'unlock_not_allowed'))
+          return err;
         throw err;
       },
     );
-    if (!unlocked) {
+    if (unlocked instanceof ProblemError && unlocked.code === 'unlock_not_allowed') {
+      return messagePage(c, 403, 'Cannot unlock this account', unlocked.detail ?? '', {
+        href: areaPath(area.school.id, '/locked'),
+        label: 'Back to locked accounts',
+      });
+    }
+    if (unlocked instanceof ProblemError) {
       return messagePage(c, 404, 'Member not found', 'This school has no such member.', {
         href: areaPath(area.school.id, '/locked'),
         label: 'Back to locked accounts',

@@ -14,6 +14,7 @@ import {
 import {
   findUserByEmail,
   findUserById,
+  markEmailProven,
   normalizeEmail,
   setUserPasswordHash,
   type User,
@@ -124,6 +125,8 @@ export function createPasswordResetApp(ctx: AppContext): Hono<AppEnv> {
       const id = await consumePasswordReset(tx, token);
       if (id) {
         await setUserPasswordHash(tx, id, passwordHash);
+        // The link reached the mailbox: an account trusted at one school only is now the owner's.
+        await markEmailProven(tx, id);
         await revokeAllGrantsOfUser(tx, id);
       }
       return id;
