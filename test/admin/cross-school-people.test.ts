@@ -203,6 +203,12 @@ describe('nothing one school does reaches another school’s people', () => {
     }
     assert.equal((await signIn(new Browser(t), 'owner@example.com')).status, 429);
     const memberAtOther = await memberId(otherOwner, 'owner@example.com');
+    const lock = await otherOwner('GET', `/api/v1/members/${memberAtOther}/lock`);
+    assert.deepEqual([lock.body.locked, lock.body.can_unlock], [true, false]);
+    const page = await (await signedIn(t, 'other-owner@example.com')).request(`/admin/${other}/locked`);
+    const html = await page.text();
+    assert.match(html, /Only they can lift it/);
+    assert.doesNotMatch(html, /aria-label="Unlock /);
     const unlock = await otherOwner('POST', `/api/v1/members/${memberAtOther}/unlock`);
     assert.equal(unlock.status, 403);
     assert.equal(unlock.body.code, 'unlock_not_allowed');

@@ -27,14 +27,18 @@ export interface MemberLock {
   readonly member: Member;
   /** Seconds until the account may sign in again; 0 when it is not locked. */
   readonly retryAfterSeconds: number;
+  /** False when the account also belongs to another school: only its owner lifts the lock. */
+  readonly unlockable: boolean;
 }
 
 // A scan of the whole school asks the throttle once per member: bounded, so one request cannot
 // cost without limit (100 pages of 100).
 const SCAN_PAGES = 100;
 
-async function lockOf(app: AppContext, member: Member): Promise<MemberLock> {
-  return { member, retryAfterSeconds: await accountLockedFor(app.throttle, member.email) };
+async function lockOf(app: AppContext, db: Db | Tx, schoolId: string, member: Member): Promise<MemberLock> {
+  const retryAfterSeconds = await accountLockedFor(app.throttle, member.email);
+  const unlockable = !(await belongsElsewhere(db, schoolId, member.userId));
+  return { member, retryAfterSeconds, unlockable };
 }
 
 /** The school's members who are locked out now, oldest membership first. */
@@ -43,8 +47,15 @@ export async function lockedMembers(app: AppContext, db: Db | Tx, schoolId: stri
   let cursor: string | undefined;
   for (let page = 0; page < SCAN_PAGES; page++) {
     const members = await listMembers(db, schoolId, {}, { limit: 100, cursor });
-    const locks = await Promise.all(members.data.map((m) => lockOf(app, m)));
-    locked.push(...locks.filter((l) => l.retryAfterSeconds > 0));
+    const locks = await Promise.all(
+      members.data.map(async (m) => ({
+        member: m,
+        retryAfterSeconds: await accountLockedFor(app.throttle, m.email),
+      })),
+    );
+    for (const l of locks) {
+      if (l.retryAfterSeconds > 0) locked.push(await lockOf(app, db, schoolId, l.member));
+    }
     if (!members.next_cursor) break;
     cursor = members.next_cursor;
   }
@@ -58,7 +69,7 @@ export async function memberLock(
   schoolId: string,
   memberId: string,
 ): Promise<MemberLock> {
-  return lockOf(app, await getMember(db, schoolId, memberId));
+  return lockOf(app, db, schoolId, await getMember(db, schoolId, memberId));
 }
 
 /** Lifts a member's lock (clears their failed sign-ins) and logs who did it. */
@@ -68,21 +79,21 @@ export async function unlockMember(
   who: { schoolId: string; actorUserId: string; clientId?: string | null; requestId?: string },
   memberId: string,
 ): Promise<MemberLock> {
-  const member = await getMember(db, who.schoolId, memberId);
-  if (await belongsElsewhere(db, who.schoolId, member.userId)) {
+  const lock = await lockOf(app, db, who.schoolId, await getMember(db, who.schoolId, memberId));
+  const { member } = lock;
+  if (!lock.unlockable) {
     throw problem('unlock_not_allowed', {
       detail:
         'This person’s account is also used outside this school, so only they can lift the lock: by resetting their password (“Forgot password?” on the sign-in page) or by waiting until it ends.',
     });
   }
-  const wasLockedFor = await accountLockedFor(app.throttle, member.email);
   await unlockAccount(app.throttle, member.email);
   logSecurityEvent(app.logger, 'account.unlocked', {
     ...who,
     userId: member.userId,
-    wasLocked: wasLockedFor > 0,
+    wasLocked: lock.retryAfterSeconds > 0,
   });
-  return { member, retryAfterSeconds: 0 };
+  return { ...lock, retryAfterSeconds: 0 };
 }
 
 const MemberLockSchema = named(
@@ -94,6 +105,11 @@ const MemberLockSchema = named(
     name: z.string(),
     locked: z.boolean().describe('True while too many failed sign-ins keep the person from signing in.'),
     locked_until: Timestamp.nullable().describe('When signing in is possible again; null when not locked.'),
+    can_unlock: z
+      .boolean()
+      .describe(
+        'False when the account also belongs to another school: only its owner lifts the lock (password reset), or it ends by itself.',
+      ),
   }),
   'Whether a member is locked out of signing in after repeated failed attempts.',
 );
@@ -107,6 +123,7 @@ function present(lock: MemberLock): z.output<typeof MemberLockSchema> {
     name: lock.member.name,
     locked,
     locked_until: locked ? isoIn(lock.retryAfterSeconds) : null,
+    can_unlock: lock.unlockable,
   };
 }
 
@@ -118,6 +135,7 @@ const example = {
   name: 'Ada',
   locked: true,
   locked_until: '2026-03-01T09:15:00.000Z',
+  can_unlock: true,
 };
 
 /** List locked members, read one member's lock, unlock. */

@@ -26,9 +26,13 @@ function lockedTable(area: Area, locks: readonly MemberLock[]): Html {
     (l) => html`<tr>
 <td><strong>${l.member.name}</strong><br><span class="muted">${l.member.email}</span></td>
 <td data-label="Locked until">${when(isoIn(l.retryAfterSeconds))} <span class="muted">(${minutes(l.retryAfterSeconds)})</span></td>
-<td><form class="inline" method="post" action="${areaPath(area.school.id, '/locked/unlock')}">${csrfField(area.viewer)}
+<td>${
+      l.unlockable
+        ? html`<form class="inline" method="post" action="${areaPath(area.school.id, '/locked/unlock')}">${csrfField(area.viewer)}
 <input type="hidden" name="member" value="${l.member.id}">
-<button class="secondary small" type="submit" aria-label="Unlock ${l.member.name}">Unlock</button></form></td>
+<button class="secondary small" type="submit" aria-label="Unlock ${l.member.name}">Unlock</button></form>`
+        : html`<span class="muted">Only they can lift it (this account is also used outside ${area.school.name}): by resetting their password, or by waiting.</span>`
+    }</td>
 </tr>`,
   )}</tbody></table></div>`;
 }
