@@ -1,6 +1,7 @@
 /**
- * The one catalogue of domain event types (issue #13): their names, what each means and which
- * may leave Lectern as webhooks. docs/webhooks.md lists the same types with their data.
+ * The one catalogue of domain event types: their names, what each means and which may leave
+ * Lectern as webhooks. Each type's data has its schema in payloads.ts; docs/webhooks.md lists the
+ * same types with those fields.
  */
 
 interface EventTypeInfo {

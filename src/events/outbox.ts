@@ -5,16 +5,14 @@ import { preparedWrite } from '../store/prepared.ts';
 import { isoNow } from '../store/time.ts';
 import { EVENT_CATALOGUE, type EventType } from './catalogue.ts';
 import { type Actor, currentEventScope } from './context.ts';
+import { checkEventData, type EventDataOf } from './payloads.ts';
 import type { ActorType } from './tables.ts';
-
-/** A small JSON object: ids, states, numbers. Never a secret, password or token. */
-export type EventData = Record<string, string | number | boolean | null | readonly string[]>;
 
 export interface RecordOptions {
   /** Who did it, when not the request's actor (e.g. the system expiring an enrollment). */
   readonly actor?: Actor;
   readonly occurredAt?: string;
-  /** Deliver to this one endpoint only, whatever it subscribed to (test events, issue #13). */
+  /** Deliver to this one endpoint only, whatever it subscribed to (test events). */
   readonly onlyEndpointId?: string;
 }
 
@@ -23,14 +21,21 @@ export interface RecordOptions {
  * fans it out to the school's enabled webhook endpoints that subscribed to its type: the event and its
  * deliveries commit or roll back with the change they describe (transactional outbox). Actor and
  * request id come from the request's scope (context.ts) unless given.
+ *
+ * The data is checked against its type's schema (payloads.ts) first, in every environment: a
+ * payload that drifted from the documented contract throws, so the change rolls back and the
+ * request fails with a logged 500 rather than sending receivers a shape they were never promised
+ * (a delivered webhook cannot be taken back). The check costs a fraction of the JSON encoding
+ * beside it, and the event suite drives every type, so a drift fails there first.
  */
-export async function recordEvent(
+export async function recordEvent<T extends EventType>(
   tx: Db | Tx,
   schoolId: string,
-  type: EventType,
-  data: EventData,
+  type: T,
+  data: EventDataOf<T>,
   options: RecordOptions = {},
 ): Promise<string> {
+  checkEventData(type, data);
   const scope = currentEventScope();
   const actor = options.actor ?? scope.actor;
   const occurredAt = options.occurredAt ?? isoNow();

@@ -49,6 +49,7 @@ export async function recordExpiredEnrollments(db: Db, now: number = nowMs()): P
         id: r.id,
         userId: r.user_id,
         courseId: r.course_id,
+        source: r.source,
         expiresAt: r.expires_at,
         progressPercent: r.progress_percent,
         completedAt: r.completed_at,

@@ -1,5 +1,5 @@
-import type { EventData } from '../../events/outbox.ts';
 import { recordEvent } from '../../events/outbox.ts';
+import type { EventDataOf } from '../../events/payloads.ts';
 import type { Tx } from '../../store/database.ts';
 
 /** The enrollment fields every learning event carries (structural, so no import cycle). */
@@ -14,13 +14,16 @@ interface EnrollmentFacts {
   lastPositionSeconds: number | null;
 }
 
-/** The data of enrollment events: who, which course, how far, where to resume. */
-export function enrollmentEventData(e: EnrollmentFacts & { source?: string }): EventData {
+/** An enrollment's facts with how it came about: what the enrollment events carry. */
+type EnrollmentRecord = EnrollmentFacts & { source: string };
+
+/** The data of enrollment events: who, which course, from where, how far. */
+export function enrollmentEventData(e: EnrollmentRecord): EventDataOf<'enrollment.created'> {
   return {
     enrollment_id: e.id,
     user_id: e.userId,
     course_id: e.courseId,
-    ...(e.source ? { source: e.source } : {}),
+    source: e.source,
     expires_at: e.expiresAt,
     progress_percent: e.progressPercent,
     completed_at: e.completedAt,
@@ -31,16 +34,16 @@ export function enrollmentEventData(e: EnrollmentFacts & { source?: string }): E
  * The events of one recorded position: always `lecture.progress_recorded`; `lecture.completed`
  * when this call completed the lecture; `enrollment.completed` when it completed the course.
  * Each carries the enrollment's progress percent and resume position, so a consumer never has to
- * join two events (the Thinkific complaint of issue #13).
+ * join two events.
  */
 export async function recordProgressEvents(
   tx: Tx,
   schoolId: string,
   before: EnrollmentFacts,
-  after: EnrollmentFacts,
+  after: EnrollmentRecord,
   lecture: { lectureId: string; positionSeconds: number; completedAt: string | null; updatedAt: string },
 ): Promise<void> {
-  const data: EventData = {
+  const data: EventDataOf<'lecture.progress_recorded'> = {
     enrollment_id: after.id,
     user_id: after.userId,
     course_id: after.courseId,
