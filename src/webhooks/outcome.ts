@@ -1,4 +1,5 @@
 import { html } from 'hono/html';
+import { PostgresAdapter } from 'kysely';
 import type { Logger } from 'pino';
 import { newId } from '../crypto/ids.ts';
 import { parseRoles } from '../domain/school/roles.ts';
@@ -6,7 +7,7 @@ import { SYSTEM_ACTOR } from '../events/context.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { composeMail } from '../mail/compose.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { Db } from '../store/database.ts';
+import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
 import type { ClaimedDelivery } from './claim.ts';
 import type { PostResult } from './post.ts';
@@ -52,7 +53,11 @@ const REASONS = {
   failing: 'The endpoint kept failing for days without one successful delivery.',
 } as const;
 
-/** Writes the attempt, the delivery's new state and the endpoint's health in one transaction. */
+/**
+ * Writes the attempt, the delivery's new state and the endpoint's health in one transaction.
+ * Resolves false, writing nothing, when the endpoint or the delivery was deleted while the
+ * attempt was in flight (an operator removed the endpoint): there is nothing left to record on.
+ */
 export async function recordOutcome(
   db: Db,
   delivery: ClaimedDelivery,
@@ -61,10 +66,25 @@ export async function recordOutcome(
   verdict: Verdict,
   attempts: number,
   now: number,
-): Promise<void> {
+): Promise<boolean> {
   const at = isoNow(now);
   const next = verdict.nextAttemptAt === null ? null : isoNow(verdict.nextAttemptAt);
-  await db.transaction().execute(async (tx) => {
+  return db.transaction().execute(async (tx) => {
+    if (!(await holdEndpoint(tx, delivery.endpoint_id))) return false;
+    const updated = await tx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: verdict.delivered ? 'succeeded' : next ? 'pending' : 'failed',
+        attempts,
+        next_attempt_at: next,
+        // lease_owner stays: which instance made the last attempt (operators debugging, tests).
+        lease_until: null,
+        last_status_code: result.status,
+        updated_at: at,
+      })
+      .where('id', '=', delivery.id)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return false;
     await tx
       .insertInto('webhook_attempts')
       .values({
@@ -82,52 +102,68 @@ export async function recordOutcome(
         next_retry_at: next,
       })
       .execute();
-    await tx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: verdict.delivered ? 'succeeded' : next ? 'pending' : 'failed',
-        attempts,
-        next_attempt_at: next,
-        // lease_owner stays: which instance made the last attempt (operators debugging, tests).
-        lease_until: null,
-        last_status_code: result.status,
-        updated_at: at,
-      })
-      .where('id', '=', delivery.id)
-      .execute();
-    if (verdict.delivered) {
-      await tx
-        .updateTable('webhook_endpoints')
-        .set({ failing_since: null })
-        .where('id', '=', delivery.endpoint_id)
-        .where('failing_since', 'is not', null)
-        .execute();
-      return;
-    }
+    await recordHealth(tx, delivery, result, verdict, at);
+    return true;
+  });
+}
+
+/**
+ * Whether the endpoint still exists, keeping it so until the transaction ends. On PostgreSQL the
+ * row is locked `FOR KEY SHARE`, the lock a foreign key check takes: a concurrent delete waits
+ * for this transaction (or this read waits for the delete and finds no row), and the locks are
+ * taken in the order a delete's cascade takes them (endpoint, then delivery), so neither waits
+ * on the other in a cycle. On SQLite the transaction already holds the write lock.
+ */
+async function holdEndpoint(tx: Tx, endpointId: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('id', '=', endpointId)
+    .$if(tx.getExecutor().adapter instanceof PostgresAdapter, (q) => q.forKeyShare())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The endpoint's failing streak, and disabling it (with its audit event) when the verdict says so. */
+async function recordHealth(
+  tx: Tx,
+  delivery: ClaimedDelivery,
+  result: PostResult,
+  verdict: Verdict,
+  at: string,
+): Promise<void> {
+  if (verdict.delivered) {
     await tx
       .updateTable('webhook_endpoints')
-      .set({ failing_since: at })
+      .set({ failing_since: null })
       .where('id', '=', delivery.endpoint_id)
-      .where('failing_since', 'is', null)
+      .where('failing_since', 'is not', null)
       .execute();
-    if (verdict.disable) {
-      const disabled = await tx
-        .updateTable('webhook_endpoints')
-        .set({ enabled: 0, disabled_reason: REASONS[verdict.disable], updated_at: at })
-        .where('id', '=', delivery.endpoint_id)
-        .where('enabled', '=', 1)
-        .executeTakeFirst();
-      if (Number(disabled.numUpdatedRows) === 1) {
-        await recordEvent(
-          tx,
-          delivery.school_id,
-          'webhook_endpoint.disabled',
-          { endpoint_id: delivery.endpoint_id, reason: verdict.disable, last_status_code: result.status },
-          { actor: SYSTEM_ACTOR, occurredAt: at },
-        );
-      }
+    return;
+  }
+  await tx
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: at })
+    .where('id', '=', delivery.endpoint_id)
+    .where('failing_since', 'is', null)
+    .execute();
+  if (verdict.disable) {
+    const disabled = await tx
+      .updateTable('webhook_endpoints')
+      .set({ enabled: 0, disabled_reason: REASONS[verdict.disable], updated_at: at })
+      .where('id', '=', delivery.endpoint_id)
+      .where('enabled', '=', 1)
+      .executeTakeFirst();
+    if (Number(disabled.numUpdatedRows) === 1) {
+      await recordEvent(
+        tx,
+        delivery.school_id,
+        'webhook_endpoint.disabled',
+        { endpoint_id: delivery.endpoint_id, reason: verdict.disable, last_status_code: result.status },
+        { actor: SYSTEM_ACTOR, occurredAt: at },
+      );
     }
-  });
+  }
 }
 
 /** Tells the school's owners by email (when mail is configured) that an endpoint was disabled. */
