@@ -71,17 +71,30 @@ export function isUniqueViolation(err: unknown): boolean {
  * REPEATABLE READ If-Match update of the same row is not failed by it). SQLite: a no-op UPDATE,
  * which takes the database's write lock now rather than at the transaction's first write. False
  * when the school has no such row.
+ *
+ * `shared` holds it FOR KEY SHARE instead (on SQLite it only checks the row is there): holders
+ * of the shared lock never wait for one another (nor for inserts whose foreign key names the row,
+ * which take the same lock), only for a holder of the exclusive one, and it for them. That suits
+ * many small changes under a parent against one change that rewrites all of them (enrollments of
+ * a course against a curriculum change).
  */
 export async function lockRow(
   tx: Tx,
   table: 'courses' | 'memberships',
   schoolId: string,
   where: { id: string } | { user_id: string },
+  { shared = false }: { shared?: boolean } = {},
 ): Promise<boolean> {
   const [column, value] = 'id' in where ? ['id', where.id] : ['user_id', where.user_id];
   const match = sql`school_id = ${schoolId} and ${sql.ref(column)} = ${value}`;
   if (tx.getExecutor().adapter instanceof PostgresAdapter) {
-    const { rows } = await sql`select 1 from ${sql.table(table)} where ${match} for update`.execute(tx);
+    const mode = shared ? sql`for key share` : sql`for update`;
+    const { rows } = await sql`select 1 from ${sql.table(table)} where ${match} ${mode}`.execute(tx);
+    return rows.length > 0;
+  }
+  if (shared) {
+    // SQLite's writers take turns (its transactions begin immediate): sharing needs only the row.
+    const { rows } = await sql`select 1 from ${sql.table(table)} where ${match}`.execute(tx);
     return rows.length > 0;
   }
   const result = await sql`update ${sql.table(table)} set updated_at = updated_at where ${match}`.execute(tx);

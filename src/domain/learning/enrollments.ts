@@ -12,7 +12,12 @@ import { countRows, type Page, type PageParams, paginate } from '../kernel/pagin
 import type { EnrollmentsTable } from '../kernel/tables.ts';
 import { ensureMembership } from '../school/memberships.ts';
 import { enrollmentEventData, recordProgressEvents } from './learning-events.ts';
-import { type LectureProgress, progressOfEnrollment, saveLectureProgress } from './lecture-progress.ts';
+import {
+  holdCourseShared,
+  type LectureProgress,
+  progressOfEnrollment,
+  saveLectureProgress,
+} from './lecture-progress.ts';
 
 export const ENROLLMENT_SOURCES = ['manual', 'order', 'membership_plan', 'import'] as const;
 export type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
@@ -352,9 +357,21 @@ export async function setEnrollmentExpiry(
   });
 }
 
-/** Removes an enrollment and its progress. */
+/**
+ * Removes an enrollment and its progress, after any curriculum change of its course in flight
+ * (holdCourseShared says why). 404 when the school has no such enrollment, or no longer has it.
+ */
 export async function unenroll(db: Db | Tx, schoolId: string, id: string): Promise<void> {
-  await deleteOwned(db, 'enrollments', schoolId, id, 'enrollment');
+  await withTransaction(db, async (tx) => {
+    const row = await tx
+      .selectFrom('enrollments')
+      .select('course_id')
+      .where('school_id', '=', schoolId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (row) await holdCourseShared(tx, schoolId, row.course_id);
+    await deleteOwned(tx, 'enrollments', schoolId, id, 'enrollment');
+  });
 }
 
 /** Per-lecture progress of an enrollment of the school, in curriculum order; 404 otherwise. */
@@ -365,6 +382,24 @@ export async function listLectureProgress(
 ): Promise<LectureProgress[]> {
   await getEnrollment(db, schoolId, enrollmentId);
   return progressOfEnrollment(db, enrollmentId);
+}
+
+/**
+ * A lecture of the school and its course, with the course held for progress (holdCourseShared):
+ * read again once held, because a curriculum change that held the course first may have deleted
+ * it. Undefined when the school has no such lecture (or no longer has it).
+ */
+async function heldLecture(tx: Tx, schoolId: string, lectureId: string) {
+  const find = () =>
+    tx
+      .selectFrom('lectures')
+      .select(['id', 'course_id'])
+      .where('school_id', '=', schoolId)
+      .where('id', '=', lectureId)
+      .executeTakeFirst();
+  const seen = await find();
+  if (!seen || !(await holdCourseShared(tx, schoolId, seen.course_id))) return undefined;
+  return find();
 }
 
 /**
@@ -381,12 +416,7 @@ export async function recordLectureProgress(
 ): Promise<{ enrollment: Enrollment; lecture: LectureProgress }> {
   const { positionSeconds: position, completed } = parseValid(LectureProgressFields, input);
   return withTransaction(db, async (tx) => {
-    const lecture = await tx
-      .selectFrom('lectures')
-      .select(['id', 'course_id'])
-      .where('school_id', '=', schoolId)
-      .where('id', '=', input.lectureId)
-      .executeTakeFirst();
+    const lecture = await heldLecture(tx, schoolId, input.lectureId);
     if (!lecture) {
       throw problem('lecture_not_found', { detail: 'No such lecture.' });
     }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
+import { lockRow } from '../kernel/checks.ts';
 import type { LectureProgressTable } from '../kernel/tables.ts';
 
 /**
@@ -8,6 +9,21 @@ import type { LectureProgressTable } from '../kernel/tables.ts';
  * around them (who may record progress, in which enrollment) live in enrollments.ts, which
  * builds on this module; this one never imports it.
  */
+
+/**
+ * A curriculum change holds its course row exclusively (catalog/curriculum-rows.ts#lockCourse)
+ * and then recomputes every enrollment of the course. A change to one enrollment of the course
+ * (deleting it, recording its progress) first holds the same row shared, so each waits for the
+ * other instead of interleaving; such changes never wait for one another. Otherwise, on
+ * PostgreSQL, an enrollment deleted mid-recomputation would vanish between the listing and its
+ * update; a change to one enrollment and a lecture's deletion (its progress rows, then every
+ * enrollment's row) would take the same rows in opposite order and deadlock; and a recomputation
+ * could overwrite progress recorded meanwhile with a share counted before it. False when the
+ * school has no such course.
+ */
+export function holdCourseShared(tx: Tx, schoolId: string, courseId: string): Promise<boolean> {
+  return lockRow(tx, 'courses', schoolId, { id: courseId }, { shared: true });
+}
 
 /** One lecture's progress inside an enrollment. */
 export interface LectureProgress {
@@ -104,7 +120,8 @@ export async function saveLectureProgress(
 
 /**
  * Recomputes progress_percent (floor of completed / total lectures × 100, so 100 means all)
- * and completed_at (set when reaching 100, cleared if the course grew) for one enrollment.
+ * and completed_at (set when reaching 100, cleared if the course grew) for one enrollment. One
+ * that is gone by now (its course deleted, say) has nothing left to recompute.
  */
 async function recomputeProgress(
   db: Db | Tx,
@@ -131,7 +148,8 @@ async function recomputeProgress(
     .selectFrom('enrollments')
     .select(['progress_percent', 'completed_at'])
     .where('id', '=', enrollmentId)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!current) return;
   const completedAt = percent === 100 ? (current.completed_at ?? now) : null;
   if (current.progress_percent !== percent || current.completed_at !== completedAt) {
     await db
@@ -142,7 +160,11 @@ async function recomputeProgress(
   }
 }
 
-/** Recomputes every enrollment of a course (after its lectures changed). */
+/**
+ * Recomputes every enrollment of a course (after its lectures changed), in id order (one stable
+ * order for taking their rows). The caller holds the course row (lockCourse), so no enrollment
+ * of the course changes meanwhile (holdCourseShared).
+ */
 export async function recomputeCourseProgress(
   db: Db | Tx,
   schoolId: string,
@@ -153,6 +175,7 @@ export async function recomputeCourseProgress(
     .select('id')
     .where('school_id', '=', schoolId)
     .where('course_id', '=', courseId)
+    .orderBy('id')
     .execute();
   const now = isoNow();
   for (const r of rows) await recomputeProgress(db, r.id, courseId, now);
