@@ -2,6 +2,7 @@ import type { Order, OrderItem } from '../domain/commerce/orders.ts';
 import type { MemberSubscription } from '../domain/commerce/subscriptions.ts';
 import type { EventRegistration } from '../domain/community/event-registrations.ts';
 import type { Event } from '../domain/community/events.ts';
+import { eventOfRegistration } from '../domain/member/member-account.ts';
 import type { AccountContext } from './context.ts';
 
 const money = (amount: number, currency: string) => ({ amount, currency });
@@ -30,7 +31,7 @@ export const commerceResolvers = {
     event: async (r: EventRegistration, _: unknown, ctx: AccountContext): Promise<Event> => {
       const event = await ctx.loaders.events.load(r.eventId);
       if (!event) throw new Error(`event ${r.eventId} of registration ${r.id} is missing`);
-      return event;
+      return eventOfRegistration(r, event);
     },
   },
   Event: {

@@ -20,6 +20,7 @@ import {
   removeMember,
 } from '../domain/school/members-admin.ts';
 import { findSchoolById } from '../domain/school/schools.ts';
+import { may } from '../domain/school/standing.ts';
 import { findUserById } from '../domain/school/users.ts';
 import { problem, problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
@@ -59,7 +60,7 @@ export type Delivery = { readonly delivery: 'email' } | { readonly delivery: 'li
 // Only an owner may make someone an owner or change an owner's roles: an admin must not be
 // able to promote themselves, or demote the people above them.
 export function requireOwnerFor(actor: Actor, involvesOwner: boolean): void {
-  if (involvesOwner && !actor.roles.includes('owner')) {
+  if (involvesOwner && !may(actor.roles, 'manage_owners')) {
     throw problems.forbidden('Only an owner can grant, change or remove the owner role.', 'owner_required');
   }
 }

@@ -1,4 +1,4 @@
-import { isOperator } from '../domain/school/roles.ts';
+import { mayActFor } from '../domain/school/standing.ts';
 import { decide } from '../resource/authorization.ts';
 import type { Principal } from '../resource/principal.ts';
 import { type AnyMcpTool, toolRequirement } from './tool.ts';
@@ -33,7 +33,7 @@ export function createToolCatalogue(tools: readonly AnyMcpTool[]): ToolCatalogue
       if (!principal) return publicTools;
       // Few distinct (audience, role, scopes) exist; memoise so a busy token does not refilter
       // every request. They are all the decision reads to allow a call.
-      const key = `${principal.audience} ${isOperator(principal.roles)} ${[...principal.scopes].sort().join(' ')}`;
+      const key = `${principal.audience} ${mayActFor('operator', principal.roles)} ${[...principal.scopes].sort().join(' ')}`;
       let list = cache.get(key);
       if (!list) {
         list = tools.filter((t) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EventRegistration } from '../domain/community/event-registrations.ts';
 import type { EnrollmentSummary } from '../domain/learning/enrollments.ts';
-import { loadSchoolEvents } from '../domain/member/member-account.ts';
+import { eventOfRegistration, loadSchoolEvents } from '../domain/member/member-account.ts';
 import type { MemberScope } from '../domain/member/member-reads.ts';
 import { problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
@@ -81,7 +81,8 @@ export async function toRegistrations(ctx: AppContext, scope: MemberScope, regs:
     regs.map((r) => r.eventId),
   );
   return regs.map((r) => {
-    const e = events.get(r.eventId);
+    const found = events.get(r.eventId);
+    const e = found && eventOfRegistration(r, found);
     return {
       id: r.id,
       status: r.status,
@@ -90,8 +91,7 @@ export async function toRegistrations(ctx: AppContext, scope: MemberScope, regs:
       event: {
         ...r.event,
         status: e?.status ?? 'scheduled',
-        // The joining link is for people holding a seat.
-        onlineUrl: r.status === 'canceled' ? null : (e?.onlineUrl ?? null),
+        onlineUrl: e?.onlineUrl ?? null,
         location: e?.location ?? null,
       },
     };

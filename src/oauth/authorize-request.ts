@@ -1,5 +1,6 @@
-import { isMember, isOperator, parseRoles } from '../domain/school/roles.ts';
+import { parseRoles } from '../domain/school/roles.ts';
 import { betaFeatures, findSchoolById } from '../domain/school/schools.ts';
+import { mayActFor } from '../domain/school/standing.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext } from '../http/context.ts';
 import { type OAuthClient, redirectUriMatches, resolveClient } from './clients.ts';
@@ -240,5 +241,5 @@ export async function eligibleSchools(
   }
   return rows
     .map((r) => ({ id: r.id, name: r.name, roles: parseRoles(r.roles) as string[] }))
-    .filter((s) => (audience === 'member' ? isMember(s.roles) : isOperator(s.roles)));
+    .filter((s) => mayActFor(audience, s.roles));
 }

@@ -1,5 +1,5 @@
-import { isMember, isOperator, parseRoles } from '../domain/school/roles.ts';
 import { betaFeatures } from '../domain/school/schools.ts';
+import { mayActFor, standingRoles } from '../domain/school/standing.ts';
 import { OAuthError } from '../errors/oauth-error.ts';
 import type { AppContext } from '../http/context.ts';
 import { preparedRead } from '../store/prepared.ts';
@@ -61,9 +61,8 @@ export async function assertGrantUsable(
       'This school has turned off MCP connections, so its member apps cannot be used.',
     );
   }
-  const roles = row?.m_status === 'active' && row.m_roles ? parseRoles(row.m_roles) : [];
-  const eligible = grant.audience === 'member' ? isMember(roles) : isOperator(roles);
-  if (!eligible) {
+  const roles = standingRoles(row && { roles: row.m_roles, status: row.m_status });
+  if (!mayActFor(grant.audience, roles)) {
     throw new OAuthError(
       'invalid_grant',
       'The user no longer has the role at this school that the grant needs.',

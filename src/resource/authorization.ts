@@ -1,4 +1,4 @@
-import { isOperator } from '../domain/school/roles.ts';
+import { mayActFor } from '../domain/school/standing.ts';
 import { mayBeGranted } from '../oauth/scope-policy.ts';
 import { type Audience, hasScope } from '../oauth/scopes.ts';
 import type { Principal } from './principal.ts';
@@ -54,7 +54,7 @@ export function decide(principal: Principal, need: Requirement): Decision {
           : 'Sign in with an operator client (a registered, vendor or metadata-document client).'),
     };
   }
-  if (need.audience === 'operator' && !isOperator(principal.roles)) {
+  if (need.audience === 'operator' && !mayActFor('operator', principal.roles)) {
     return {
       allowed: false,
       reason: 'not_an_operator',

@@ -1,7 +1,7 @@
 import { CompiledQuery, type InferResult } from 'kysely';
 import type { Config } from '../config.ts';
 import { sha256 } from '../crypto/tokens.ts';
-import { parseRoles } from '../domain/school/roles.ts';
+import { standingRoles } from '../domain/school/standing.ts';
 import { identifyActor } from '../events/context.ts';
 import { type Audience, parseScopes } from '../oauth/scopes.ts';
 import { changeWatermark, type Db, preparedOnPostgres } from '../store/database.ts';
@@ -60,6 +60,7 @@ function tokenLookup(db: Db, tokenHash: string) {
       'g.revoked_at as grant_revoked_at',
       'g.audience',
       'm.roles',
+      'm.status as membership_status',
       'c.kind as client_kind',
       'c.reviewed as client_reviewed',
       'c.allowed_scopes as client_allowed_scopes',
@@ -167,7 +168,8 @@ export function createBearerVerifier(
       if (row.resource !== resource) {
         return fail('invalid_token', 'The access token was issued for a different resource.');
       }
-      const roles = parseRoles(row.roles ?? '[]');
+      // The standing of an active membership only (domain/school/standing.ts).
+      const roles = standingRoles({ roles: row.roles, status: row.membership_status });
       if (roles.length === 0) return fail('invalid_token', 'The user no longer belongs to this school.');
       const principal: Principal = {
         tokenHash,

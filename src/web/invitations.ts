@@ -19,7 +19,7 @@ import {
   InvitationGoneError,
   UnprovenEmailError,
 } from '../domain/school/invitations.ts';
-import { isOperator } from '../domain/school/roles.ts';
+import { mayActFor } from '../domain/school/standing.ts';
 import { findUserById, type User } from '../domain/school/users.ts';
 import { ProblemError } from '../errors/problem-error.ts';
 import { clientAddress } from '../http/client-address.ts';
@@ -224,7 +224,9 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
       roles: done.roles,
       requestId: c.get('requestId'),
     });
-    const landing = isOperator(done.roles) ? `/admin/${encodeURIComponent(found.schoolId)}` : '/account';
+    const landing = mayActFor('operator', done.roles)
+      ? `/admin/${encodeURIComponent(found.schoolId)}`
+      : '/account';
     return c.redirect(landing, 303);
   }
 

@@ -118,6 +118,27 @@ describe('Account API mutations (account:write; typed errors in extensions.code)
       .executeTakeFirstOrThrow();
     assert.equal(row.status, 'canceled');
     assert.equal(row.canceled_at, cancel.body.data.cancelEventRegistration.canceledAt);
+    // The joining link is for people holding a seat: hidden on the canceled registration, here
+    // as in the member tools (domain/member/member-account.ts, eventOfRegistration).
+    const seen = await gql(
+      t,
+      token,
+      `mutation { cancelEventRegistration(eventId: "${f.events.open}") { status event { onlineUrl } } }`,
+    );
+    assert.deepEqual(seen.body.errors?.[0].extensions?.code, 'NOT_REGISTERED');
+    const listed = await gql(
+      t,
+      token,
+      '{ viewer { eventRegistrations(first: 10) { nodes { id status event { onlineUrl } } } } }',
+    );
+    const mine = listed.body.data.viewer.eventRegistrations.nodes.find(
+      (n: { id: string }) => n.id === a.body.data.registerForEvent.id,
+    );
+    assert.deepEqual(mine, {
+      id: a.body.data.registerForEvent.id,
+      status: 'CANCELED',
+      event: { onlineUrl: null },
+    });
     const again = await gql(t, token, REGISTER, { id: f.events.open });
     const twice = await gql(t, token, REGISTER, { id: f.events.open });
     assert.equal(again.body.data.registerForEvent.status, 'REGISTERED');

@@ -177,6 +177,30 @@ describe('bearer verification (RFC 6750, RFC 8707, product.md §6)', () => {
     assert.equal(res.status, 401);
     assert.equal((await res.json()).error_description, 'The user no longer belongs to this school.');
   });
+
+  it('a membership that is not active gives no standing (domain/school/standing.ts)', async () => {
+    const other = await createUser(t.runtime.db, {
+      email: 'paused@example.com',
+      name: 'P',
+      passwordHash: null,
+    });
+    await addRoles(t.runtime.db, schoolId, other.id, ['admin']);
+    const { token } = await issueTestToken(t, {
+      userId: other.id,
+      schoolId,
+      scopes: ['courses:read'],
+      audience: 'operator',
+    });
+    assert.equal((await call(`Bearer ${token}`)).status, 200);
+    await t.runtime.db
+      .updateTable('memberships')
+      .set({ status: 'invited' })
+      .where('user_id', '=', other.id)
+      .execute();
+    const res = await call(`Bearer ${token}`);
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).error_description, 'The user no longer belongs to this school.');
+  });
 });
 
 describe('bearer verification with a second instance on the same database (product.md §5)', () => {

@@ -167,6 +167,15 @@ export async function loadMemberLectureProgress(
   return out;
 }
 
+/**
+ * The event a member's registration is for, as that member sees it: the joining link only while
+ * they hold a seat (a canceled registration shows the event without it). Every member surface
+ * (the Account API, the member tools) shows a registration's event through this.
+ */
+export function eventOfRegistration(registration: Pick<EventRegistration, 'status'>, event: Event): Event {
+  return registration.status === 'canceled' ? { ...event, onlineUrl: null } : event;
+}
+
 /** Events of the member's school by id: one query (used to show what a registration is for). */
 export function loadSchoolEvents(
   db: Db | Tx,

@@ -16,16 +16,6 @@ export function canonicalRoles(roles: readonly Role[]): Role[] {
   return ROLES.filter((r) => roles.includes(r));
 }
 
-/** Owners and admins are operators of the school. */
-export function isOperator(roles: readonly string[]): boolean {
-  return roles.includes('owner') || roles.includes('admin');
-}
-
-/** Any role makes a person a member of the school. */
-export function isMember(roles: readonly string[]): boolean {
-  return roles.length > 0;
-}
-
 /** Parses the JSON roles column, keeping only known roles in canonical order. */
 export function parseRoles(json: string): Role[] {
   let raw: unknown;

@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
-import { isOperator } from '../../domain/school/roles.ts';
+import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { logSecurityEvent } from '../../http/security-log.ts';
 import { type Connection, listUserConnections, revokeOwnConnection } from '../../oauth/connected-apps.ts';
@@ -116,7 +116,7 @@ export function createAccountPagesApp(ctx: AppContext): Hono<AppEnv> {
       }
       if (!section.connections.includes(conn)) section.connections.push(conn);
     }
-    const operator = memberships.some((m) => isOperator(m.roles));
+    const operator = memberships.some((m) => mayActFor('operator', standingRoles(m)));
     return sendAreaPage(c, 200, 'Your account', accountPage(viewer, sections, c.req.query('done'), operator));
   });
 

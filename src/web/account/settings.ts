@@ -6,7 +6,7 @@
 import { type Context, Hono } from 'hono';
 import { hashPassword, MAX_PASSWORD_LENGTH, verifyPassword } from '../../crypto/passwords.ts';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
-import { isOperator } from '../../domain/school/roles.ts';
+import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import { setUserPasswordHash, updateUserName } from '../../domain/school/users.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { logSecurityEvent } from '../../http/security-log.ts';
@@ -29,7 +29,7 @@ export function createAccountSettingsApp(ctx: AppContext): Hono<AppEnv> {
 
   const nav = async (viewer: Viewer): Promise<NavLink[]> => {
     const memberships = await listMembershipsOfUser(ctx.db, viewer.user.id);
-    const operator = memberships.some((m) => m.status === 'active' && isOperator(m.roles));
+    const operator = memberships.some((m) => mayActFor('operator', standingRoles(m)));
     return [
       { href: '/account', label: 'My account' },
       { href: PAGE, label: 'Settings', current: true },

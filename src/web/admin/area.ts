@@ -5,8 +5,8 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
-import { isOperator } from '../../domain/school/roles.ts';
 import { betaFeatures, findSchoolById, type School } from '../../domain/school/schools.ts';
+import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { messagePage, type NavLink, requireViewer, topNav, type Viewer } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
@@ -21,7 +21,7 @@ export interface OperatedSchool {
 export async function operatedSchools(ctx: AppContext, viewer: Viewer): Promise<OperatedSchool[]> {
   const memberships = await listMembershipsOfUser(ctx.db, viewer.user.id);
   return memberships
-    .filter((m) => m.status === 'active' && isOperator(m.roles))
+    .filter((m) => mayActFor('operator', standingRoles(m)))
     .map((m) => ({ id: m.schoolId, name: m.schoolName }));
 }
 

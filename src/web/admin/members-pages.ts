@@ -17,6 +17,7 @@ import { listInvitations } from '../../domain/school/invitations.ts';
 import { getMember, listMembers } from '../../domain/school/members-admin.ts';
 import { findMembership } from '../../domain/school/memberships.ts';
 import { ROLES, type Role } from '../../domain/school/roles.ts';
+import { may } from '../../domain/school/standing.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { putFlash, takeFlash } from '../../http/flash.ts';
@@ -76,7 +77,7 @@ export function createMemberPagesApp(ctx: AppContext): Hono<AppEnv> {
     const invitations = await listInvitations(ctx.db, area.school.id, {}, { limit: 100 });
     const state: MembersPageState = {
       mailEnabled: ctx.mailer.enabled,
-      viewerIsOwner: s.actor.roles.includes('owner'),
+      viewerIsOwner: may(s.actor.roles, 'manage_owners'),
       ...extra,
     };
     const title = `${area.school.name} · Members`;
