@@ -48,6 +48,7 @@ const envSchema = z.object({
   VENDORS_FILE: z.string().min(1).optional(),
   TRUST_PROXY: bool.default(false),
   CLIENT_SECRET_OVERLAP_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+  REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(60),
   // Checked in loadConfig, so a refused value (a secret) is never echoed in the error.
   METRICS_TOKEN: z.string().optional(),
   // Checked in loadConfig too: the URL may carry the SMTP password.
@@ -91,6 +92,11 @@ export interface Config {
   readonly trustProxy: boolean;
   /** How long a member app's replaced client secret keeps working after a rotation (0: not at all). */
   readonly clientSecretOverlapSeconds: number;
+  /**
+   * How long after a rotation the replaced refresh token, presented again, gets that rotation's
+   * answer again instead of revoking its grant as reuse (0: reuse is detected at once).
+   */
+  readonly refreshReuseGraceSeconds: number;
   readonly secureCookies: boolean;
   /** When set, `/metrics` needs `Authorization: Bearer <metricsToken>`; unset, it is open. */
   readonly metricsToken?: string;
@@ -216,6 +222,7 @@ const ECHOED_VARIABLES = new Set([
   'REGISTRATION_RATE_LIMIT',
   'VENDORS_FILE',
   'TRUST_PROXY',
+  'REFRESH_REUSE_GRACE_SECONDS',
   'MAIL_FROM',
 ]);
 
@@ -260,6 +267,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     registrationRateLimit: e.REGISTRATION_RATE_LIMIT,
     trustProxy: e.TRUST_PROXY,
     clientSecretOverlapSeconds: e.CLIENT_SECRET_OVERLAP_HOURS * 3600,
+    refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
     secureCookies: baseUrl.startsWith('https:'),
     metricsToken: parseMetricsToken(e.METRICS_TOKEN),
     smtpUrl: parseSmtpUrl(e.SMTP_URL),

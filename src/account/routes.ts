@@ -1,6 +1,7 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppContext } from '../http/context.ts';
+import { resourceMetadataUrl } from '../oauth/resource-param.ts';
 import { ACCOUNT_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import {
   type BearerRefusal,
@@ -125,13 +126,14 @@ async function fromBody(c: Context): Promise<GraphQLParams | Response> {
  */
 export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
   const app = new Hono<ProtectedEnv>();
-  const baseUrl = ctx.config.baseUrl;
+  const accountMetadata = resourceMetadataUrl(ctx.config.baseUrl, '/account/graphql');
   // Spec §5.6 / §7: even a request with no token is answered invalid_token. What the token may
   // do is decided once the operation is known (pipeline.ts).
   const auth = requireBearer(ctx, {
     challengeScopes: ACCOUNT_CHALLENGE_SCOPES,
     errorWhenMissing: true,
     render: renderRefusal,
+    resource: '/account/graphql',
   });
   // A request with no Authorization header that only introspects is answered without one
   // (introspection.ts); everything else, and every presented token, goes through `auth`.
@@ -161,7 +163,8 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
       requestId: c.get('requestId'),
       method,
     });
-    if (outcome.outcome === 'refused') return renderRefusal(c, decisionRefusal(baseUrl, outcome.refusal));
+    if (outcome.outcome === 'refused')
+      return renderRefusal(c, decisionRefusal(accountMetadata, outcome.refusal));
     return respond(c, outcome.status, outcome.body, outcome.status === 405 ? { Allow: 'POST' } : {});
   };
 

@@ -34,10 +34,10 @@ export function operationRequirement(op: AdminOperation): Requirement {
  * The REST rendering of the one authorization decision (resource/authorization.ts) for an
  * operation: a problem with the refusal's code, and the step-up challenge when there is one.
  */
-export function authorizeOperation(baseUrl: string, principal: Principal, op: AdminOperation): void {
+export function authorizeOperation(metadataUrl: string, principal: Principal, op: AdminOperation): void {
   const decision = decide(principal, operationRequirement(op));
   if (decision.allowed) return;
-  const refusal = decisionRefusal(baseUrl, decision);
+  const refusal = decisionRefusal(metadataUrl, decision);
   throw problem(decision.reason, {
     detail: refusal.description,
     headers: challengeHeaders(refusal),

@@ -3,6 +3,7 @@ import { cors } from 'hono/cors';
 import { ProblemError, problems } from '../errors/problem-error.ts';
 import { noteClient } from '../http/access-log.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
+import { resourceMetadataUrl } from '../oauth/resource-param.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
@@ -33,7 +34,7 @@ async function authenticate(ctx: AppContext, c: Context): Promise<Principal> {
     noteClient(c, result.principal.clientId);
     return result.principal;
   }
-  const refusal = tokenRefusal(ctx.config.baseUrl, result, MCP_CHALLENGE_SCOPES);
+  const refusal = tokenRefusal(resourceMetadataUrl(ctx.config.baseUrl), result, MCP_CHALLENGE_SCOPES);
   throw new ProblemError(401, 'invalid_token', 'Unauthorized', {
     detail: refusal.description,
     headers: challengeHeaders(refusal),
@@ -149,7 +150,7 @@ function route(ctx: AppContext, op: AdminOperation) {
   const location = readPath && `${ctx.config.baseUrl}${readPath}`;
   return async (c: Context) => {
     const principal = await authenticate(ctx, c);
-    authorizeOperation(ctx.config.baseUrl, principal, op);
+    authorizeOperation(resourceMetadataUrl(ctx.config.baseUrl), principal, op);
     const query = singleQuery(c);
     let body: unknown;
     let raw: RawUpload | undefined;

@@ -11,6 +11,7 @@ import {
 import type { AppContext } from '../http/context.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { ToolCatalogue } from './catalogue.ts';
+import { MODERN_PROTOCOL_VERSION } from './protocol-version.ts';
 import type { JsonCarryingSchema } from './schema-cache.ts';
 import { callerTool, runTool, SERVER_INFO } from './server.ts';
 import type { AnyMcpTool } from './tool.ts';
@@ -27,8 +28,6 @@ import type { AnyMcpTool } from './tool.ts';
 
 /** 2025-era revisions served statelessly here; an absent header is the SDK's 2025-03-26 default. */
 const LEGACY_VERSIONS = new Set(['2025-11-25', '2025-06-18', '2025-03-26']);
-/** The per-request-envelope revision the SDK serves (its SUPPORTED_MODERN_PROTOCOL_VERSIONS). */
-const MODERN_VERSION = '2026-07-28';
 const ENVELOPE_KEYS = new Set([
   PROTOCOL_VERSION_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -94,7 +93,8 @@ function eraOf(request: Request, message: Record<string, unknown>, method: FastM
     return 'legacy';
   }
   if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
-  if (route.classification.revision !== MODERN_VERSION || versionHeader !== MODERN_VERSION) return undefined;
+  if (route.classification.revision !== MODERN_PROTOCOL_VERSION || versionHeader !== MODERN_PROTOCOL_VERSION)
+    return undefined;
   // SEP-2243 standard headers, exactly as sent by clients; anything else is the SDK's to refuse.
   if (methodHeader !== method) return undefined;
   if (method === 'tools/call') {

@@ -47,7 +47,7 @@ function mergeScopeRefusals(refusals: readonly Refusal[]): Refusal {
 export function gateToolCalls(
   body: unknown,
   principal: Principal | null,
-  baseUrl: string,
+  metadataUrl: string,
   findTool: (name: string) => AnyMcpTool | undefined,
 ): GateRefusal | undefined {
   const messages = Array.isArray(body) ? body : [body];
@@ -70,7 +70,7 @@ export function gateToolCalls(
         return {
           id: idOf(m),
           refusal: tokenRefusal(
-            baseUrl,
+            metadataUrl,
             { ok: false, error: 'invalid_token', description, tokenPresented: false },
             scopes,
           ),
@@ -85,7 +85,7 @@ export function gateToolCalls(
       return {
         id: idOf(m),
         refusal: tokenRefusal(
-          baseUrl,
+          metadataUrl,
           { ok: false, error: 'invalid_token', description, tokenPresented: false },
           anonymousChallengeScopes(tool),
         ),
@@ -94,11 +94,11 @@ export function gateToolCalls(
     const decision = decide(principal, need);
     if (decision.allowed) continue;
     if (decision.reason !== 'insufficient_scope') {
-      return { id: idOf(m), refusal: decisionRefusal(baseUrl, decision) };
+      return { id: idOf(m), refusal: decisionRefusal(metadataUrl, decision) };
     }
     if (scopeRefusals.length === 0) firstScopeId = idOf(m);
     scopeRefusals.push(decision);
   }
   if (scopeRefusals.length === 0) return undefined;
-  return { id: firstScopeId, refusal: decisionRefusal(baseUrl, mergeScopeRefusals(scopeRefusals)) };
+  return { id: firstScopeId, refusal: decisionRefusal(metadataUrl, mergeScopeRefusals(scopeRefusals)) };
 }

@@ -4,7 +4,7 @@ import { ACCOUNT_CHALLENGE_SCOPES, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.
 export function authLinks(baseUrl: string) {
   return {
     walkthrough: `${baseUrl}/auth.md`,
-    protectedResourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource`,
+    protectedResourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource/mcp`,
     authorizationServerMetadata: `${baseUrl}/.well-known/oauth-authorization-server`,
     openidConfiguration: `${baseUrl}/.well-known/openid-configuration`,
     registrationEndpoint: `${baseUrl}/api/oauth/register`,
@@ -16,10 +16,10 @@ export function authLinks(baseUrl: string) {
 export function serverInstructions(baseUrl: string): string {
   const links = authLinks(baseUrl);
   return [
-    'Lectern hosts online course sites ("schools"), each named by its subdomain (for example "demo").',
+    `Lectern at ${baseUrl} hosts online course sites ("schools"), each named by its subdomain; list_schools gives the subdomains of those with a public catalogue.`,
     "Without a token you can list the schools with a public catalogue (list_schools), search a school's published courses (search_courses), read a course outline (get_course_outline) and list its upcoming public events (list_upcoming_events); these take the school's subdomain as school.",
     `With an OAuth access token for ${baseUrl} you get more tools: a member token (scope account:read, account:write to change) lists your own courses, progress, orders and event registrations and can record progress or register for events; an operator token (an owner or admin of a school) gets one tool per admin operation its scopes allow.`,
-    `To authenticate use the authorization code flow with PKCE S256: read ${links.protectedResourceMetadata}, then ${links.authorizationServerMetadata}; get a client_id: register a loopback client at ${links.registrationEndpoint} or use a client ID metadata document (both act for operators and can never be granted account:* scopes), or use the client_id of a member app a school gave you (members); ask for no scope to get your client's default (operators: identity and every read scope; member apps: openid account:read), or for the scopes a WWW-Authenticate challenge names; send the token as "Authorization: Bearer <token>". A walkthrough is at ${links.walkthrough}; the tool how_to_authenticate repeats it, and calling it with sign_in=true makes this server answer 401 so an MCP client with OAuth support opens the sign-in page.`,
+    `To authenticate use the authorization code flow with PKCE S256: read ${links.protectedResourceMetadata}, then ${links.authorizationServerMetadata}; get a client_id: register a loopback client at ${links.registrationEndpoint} or use a client ID metadata document (both act for operators and can never be granted account:* scopes), or use the client_id of a member app a school gave you (members); ask for no scope to get your client's default (operators: identity and every read scope; member apps: openid account:read), or for the scopes a WWW-Authenticate challenge names; send the token as "Authorization: Bearer <token>". A walkthrough is at ${links.walkthrough}; the tool how_to_authenticate repeats it and says what to do next, and calling it with sign_in=true makes this server answer 401 so an MCP client with OAuth support opens the sign-in page (as=member starts no sign-in: it explains how to get a member app, the only client that may hold member scopes).`,
     "A tool call beyond your token's scopes is answered HTTP 403 insufficient_scope naming every scope to add (authorize again with them added); a token of the other audience gets 403 wrong_audience, which no consent of the same client can change.",
   ].join('\n');
 }

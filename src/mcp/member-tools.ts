@@ -9,6 +9,7 @@ import {
 } from '../domain/member/member-account.ts';
 import { listMemberEnrollmentSummaries } from '../domain/member/member-reads.ts';
 import { problems } from '../errors/problem-error.ts';
+import { READ_ONLY } from './hints.ts';
 import {
   enrollmentShape,
   memberScope,
@@ -17,7 +18,7 @@ import {
   toRegistrations,
 } from './member-shapes.ts';
 import { MEMBER_WRITE_TOOLS } from './member-write-tools.ts';
-import { type AnyMcpTool, defineTool, READ_ONLY } from './tool.ts';
+import { type AnyMcpTool, defineTool } from './tool.ts';
 import { cursorArg, limitArg, toolInput } from './tool-input.ts';
 
 /** The member's reads (`account:read`), over the Account API's domain functions. */

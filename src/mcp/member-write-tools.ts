@@ -4,6 +4,7 @@ import {
   recordMemberLectureProgress,
   registerMemberForEvent,
 } from '../domain/member/member-account.ts';
+import { changesData } from './hints.ts';
 import {
   enrollmentShape,
   memberScope,
@@ -46,7 +47,7 @@ const recordProgress = defineTool({
       completedAt: z.string().nullable(),
     }),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: changesData({ destructive: false, idempotent: true }),
   run: async (call, input) => {
     const result = await recordMemberLectureProgress(call.ctx.db, memberScope(call), input);
     const { updatedAt: _u, ...lecture } = result.lecture;
@@ -71,7 +72,7 @@ const registerForEvent = defineTool({
       .describe('An event id from list_upcoming_events or my_event_registrations.'),
   }),
   output: z.object({ registration: registrationShape }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: changesData({ destructive: false, idempotent: true }),
   run: async (call, input) => {
     const scope = memberScope(call);
     const registration = await registerMemberForEvent(call.ctx.db, scope, input.eventId);
@@ -91,7 +92,8 @@ const cancelRegistration = defineTool({
     eventId: z.string().min(1).max(64).describe('The event id, as my_event_registrations shows it.'),
   }),
   output: z.object({ registration: registrationShape }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  // Gives up a seat; cancelling again changes nothing more (it is refused as not registered).
+  annotations: changesData({ destructive: true, idempotent: true }),
   run: async (call, input) => {
     const scope = memberScope(call);
     const registration = await cancelMemberEventRegistration(call.ctx.db, scope, input.eventId);

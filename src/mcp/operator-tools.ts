@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AdminOperation } from '../admin/define-operation.ts';
 import { invokeOperation } from '../admin/invoke.ts';
 import { problems } from '../errors/problem-error.ts';
+import { checkHints, operationHints } from './hints.ts';
 import { lazyJsonSchema } from './schema-cache.ts';
 import type { AnyMcpTool } from './tool.ts';
 
@@ -67,6 +68,8 @@ function outputOf(op: AdminOperation): {
 
 /** Builds the MCP tool of one admin operation. */
 export function operatorTool(op: AdminOperation): AnyMcpTool {
+  const hints = operationHints(op);
+  checkHints(toolNameOf(op), hints);
   const input = flatInput(op);
   const output = outputOf(op);
   // Arguments are checked against the JSON Schema only (no zod transforms) and handed raw to
@@ -83,12 +86,7 @@ export function operatorTool(op: AdminOperation): AnyMcpTool {
     scope: op.scope,
     input: lazyJsonSchema(jsonSchema),
     output: output.schema,
-    annotations: {
-      readOnlyHint: op.annotations.readOnly,
-      destructiveHint: op.annotations.destructive,
-      idempotentHint: op.annotations.idempotent,
-      openWorldHint: false,
-    },
+    annotations: hints,
     run: async (call, args: Record<string, unknown>) => {
       if (!call.principal) throw problems.forbidden('This tool needs an operator access token.');
       const raw: { params: Record<string, string>; query: Record<string, string>; body?: unknown } = {

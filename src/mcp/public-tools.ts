@@ -10,7 +10,8 @@ import {
 import { findSchoolById, type School } from '../domain/school/schools.ts';
 import { problems } from '../errors/problem-error.ts';
 import { howToAuthenticate } from './auth-tool.ts';
-import { type AnyMcpTool, defineTool, READ_ONLY, type ToolCall } from './tool.ts';
+import { READ_ONLY } from './hints.ts';
+import { type AnyMcpTool, defineTool, type ToolCall } from './tool.ts';
 import { cursorArg, limitArg, toolInput } from './tool-input.ts';
 
 /**
@@ -20,18 +21,18 @@ import { cursorArg, limitArg, toolInput } from './tool-input.ts';
  */
 const SUBDOMAIN = z.string().min(1).max(63);
 const schoolWithToken = SUBDOMAIN.optional().describe(
-  'The school\'s subdomain, e.g. "demo". Optional: defaults to the token\'s school; name another school to read its public catalogue.',
+  "The school's subdomain, as list_schools gives it. Optional: defaults to the token's school; name another school to read its public catalogue.",
 );
 const schoolRequired = z
   .string({
     error: (issue) =>
       issue.input === undefined
-        ? 'required without a token: name the school by its subdomain, e.g. "demo" (list_schools lists the schools with a public catalogue)'
+        ? 'required without a token: name the school by its subdomain (list_schools lists the schools with a public catalogue and their subdomains)'
         : undefined,
   })
   .min(1)
   .max(63)
-  .describe('The school\'s subdomain, e.g. "demo"; list_schools lists the schools with a public catalogue.');
+  .describe("The school's subdomain, as list_schools gives it (the schools with a public catalogue).");
 
 /** A public tool's input for token holders and for anonymous callers, from one shape. */
 function schoolInputs<S extends z.core.$ZodLooseShape>(shape: S) {

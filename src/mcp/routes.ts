@@ -3,6 +3,7 @@ import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { noteClient } from '../http/access-log.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
+import { resourceMetadataUrl } from '../oauth/resource-param.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { type BearerRefusal, challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
@@ -11,6 +12,7 @@ import { createToolCatalogue } from './catalogue.ts';
 import { createFastPath } from './fast-path.ts';
 import { gateToolCalls, type JsonRpcId } from './gate.ts';
 import { originRefusal } from './origin.ts';
+import { versionRefusal } from './protocol-version.ts';
 import { buildServer } from './server.ts';
 import type { AnyMcpTool } from './tool.ts';
 
@@ -49,13 +51,13 @@ function refuse(c: Context, refusal: BearerRefusal, id: JsonRpcId): Response {
 }
 
 /** The verified token as the SDK carries it; the principal rides in `extra`. */
-function authInfoOf(principal: Principal, baseUrl: string): AuthInfo {
+function authInfoOf(principal: Principal): AuthInfo {
   return {
     token: principal.tokenHash,
     clientId: principal.clientId,
     scopes: [...principal.scopes],
     expiresAt: principal.expiresAt,
-    resource: new URL(baseUrl),
+    resource: new URL(principal.resource),
     extra: { principal },
   };
 }
@@ -79,6 +81,8 @@ export interface McpAppOptions {
 export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { baseUrl } = ctx.config;
+  // The MCP endpoint's own resource (RFC 9728 §3.3): its challenges point at its metadata.
+  const metadataUrl = resourceMetadataUrl(baseUrl, '/mcp');
   const verifier = ctx.verifier;
   const catalogue = createToolCatalogue(mcpTools());
   const fastPath = options.fastPath === false ? undefined : createFastPath(ctx, catalogue);
@@ -121,6 +125,12 @@ export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono
     const badOrigin = originRefusal(c.req.header('origin'), c.req.header('host'), baseUrl);
     if (badOrigin) return jsonRpcError(c, 403, null, FORBIDDEN, badOrigin);
 
+    // A revision this server does not speak is a 400 before the token or a tool answers.
+    if (c.req.method === 'POST' && isJsonContentType(c.req.header('content-type') ?? '')) {
+      const bad = await versionRefusal(c.req.header('mcp-protocol-version'), () => c.req.text());
+      if (bad) return jsonRpcError(c, 400, bad.id, bad.code, bad.message, bad.data);
+    }
+
     // No header is anonymous; any header that fails is not (spec §4.7, product.md §6).
     const verified = await verifier.verify(c.req.header('authorization'));
     let principal: Principal | null = null;
@@ -128,7 +138,7 @@ export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono
       principal = verified.principal;
       noteClient(c, principal.clientId);
     } else if (verified.tokenPresented) {
-      return refuse(c, tokenRefusal(baseUrl, verified, MCP_CHALLENGE_SCOPES), null);
+      return refuse(c, tokenRefusal(metadataUrl, verified, MCP_CHALLENGE_SCOPES), null);
     }
 
     let parsedBody: unknown;
@@ -138,7 +148,7 @@ export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono
       } catch {
         return jsonRpcError(c, 400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON.');
       }
-      const gated = gateToolCalls(parsedBody, principal, baseUrl, catalogue.find);
+      const gated = gateToolCalls(parsedBody, principal, metadataUrl, catalogue.find);
       if (gated) return refuse(c, gated.refusal, gated.id);
       const answered = await fastPath?.answer(c.req.raw, parsedBody, principal);
       if (answered) return answered;
@@ -146,7 +156,7 @@ export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono
 
     decided.set(c.req.raw, catalogue.forRequest(parsedBody, principal));
     return handler.fetch(c.req.raw, {
-      ...(principal ? { authInfo: authInfoOf(principal, baseUrl) } : {}),
+      ...(principal ? { authInfo: authInfoOf(principal) } : {}),
       ...(parsedBody === undefined ? {} : { parsedBody }),
     });
   });

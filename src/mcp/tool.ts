@@ -2,17 +2,13 @@ import type { z } from 'zod';
 import type { AppContext } from '../http/context.ts';
 import type { Requirement } from '../resource/authorization.ts';
 import type { Principal } from '../resource/principal.ts';
+import { checkHints, type ToolHints } from './hints.ts';
+
+// The hints live in hints.ts; READ_ONLY stays importable from here too (bench/floor-server.ts).
+export { READ_ONLY, type ToolHints } from './hints.ts';
 
 /** Who may see and call a tool: everyone, or a token holding `scope` (`x:write` implies `x:read`). */
 export type ToolAudience = 'public' | 'member' | 'operator';
-
-/** MCP tool annotations (spec: server/tools "Tool annotations"); hints, never security. */
-export interface ToolHints {
-  readonly readOnlyHint: boolean;
-  readonly destructiveHint: boolean;
-  readonly idempotentHint: boolean;
-  readonly openWorldHint: boolean;
-}
 
 /** What a tool runs with: the app and who is calling (null when anonymous). */
 export interface ToolCall {
@@ -40,6 +36,7 @@ export interface McpTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   readonly anonymousInput?: z.ZodObject;
   readonly output: O;
+  /** All four MCP hints, derived in hints.ts (READ_ONLY, changesData, operationHints). */
   readonly annotations: ToolHints;
   readonly run: (call: ToolCall, input: z.output<I>) => Promise<z.input<O>>;
   /** One readable sentence about a result, put before the JSON in the text content. */
@@ -57,12 +54,13 @@ export type AnyMcpTool = McpTool<any, any>;
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
-/** Declares a tool, checking its name and that public tools have no scope. */
+/** Declares a tool, checking its name, that public tools have no scope, and its four hints (hints.ts). */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: McpTool<I, O>): McpTool<I, O> {
   if (!TOOL_NAME.test(tool.name)) throw new Error(`MCP tool name ${tool.name} is not ^[a-z][a-z0-9_]{0,63}$`);
   if ((tool.audience === 'public') !== (tool.scope === null)) {
     throw new Error(`MCP tool ${tool.name}: public tools have no scope, others exactly one`);
   }
+  checkHints(tool.name, tool.annotations);
   return tool;
 }
 
@@ -71,11 +69,3 @@ export function toolRequirement(tool: AnyMcpTool): Requirement | null {
   if (tool.audience === 'public' || tool.scope === null) return null;
   return { audience: tool.audience, scopes: [tool.scope], needs: `The tool ${tool.name} needs` };
 }
-
-/** Read-only hints shared by every lookup tool. */
-export const READ_ONLY: ToolHints = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};

@@ -159,7 +159,7 @@ export async function validateAuthorizeParams(
     if (!state) throw new OAuthError('invalid_request', 'state is required.');
     if (client.kind === 'member') await requireMemberAppsEnabled(ctx, client);
     // RFC 6749 §3.3: an omitted scope gets the client's documented default.
-    const { audience, scopes } = decideScopes(client, single(params, 'scope'));
+    const { audience, scopes } = decideScopes(client, single(params, 'scope'), ctx.config.baseUrl);
     // Spec §4.2: resource is required in the member case; RFC 8707 §2 invalid_target otherwise.
     const resource = resolveResource(params.all('resource'), ctx.config.baseUrl, audience === 'member');
     const prompt = single(params, 'prompt') ?? null;

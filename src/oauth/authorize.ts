@@ -48,7 +48,8 @@ async function approve(
       schoolId: school.id,
       audience: req.audience,
       scopes: req.scopes,
-      resource: req.resource,
+      // The grant is the origin's; the code and its tokens record the identifier the client named.
+      resource: ctx.config.baseUrl,
       authTime: session.authTime,
     });
     const issued = await issueCode(tx, {
@@ -157,7 +158,7 @@ export function createAuthorizeApp(ctx: AppContext, pages: AuthorizePages): Hono
           userId: session.userId,
           schoolId: school.id,
           scopes: req.scopes,
-          resource: req.resource,
+          resource: ctx.config.baseUrl,
         });
         if (remembered) {
           const code = await approve(ctx, req, session, school, c.get('requestId'));

@@ -28,19 +28,48 @@ interface ConsoleClient {
    */
   readonly kind: Extract<ClientKind, 'vendor' | 'member'>;
   readonly path: string;
+  /** What the consent page calls it: a page of this very site, not an app elsewhere. */
+  readonly onThisSite: string;
 }
 
 const CONSOLES: readonly ConsoleClient[] = [
-  { id: DOCS_CLIENT_ID, name: 'Lectern API reference', kind: 'vendor', path: CONSOLE_PATHS.docs },
-  { id: GRAPHIQL_CLIENT_ID, name: 'Lectern GraphiQL', kind: 'member', path: CONSOLE_PATHS.graphiql },
+  {
+    id: DOCS_CLIENT_ID,
+    name: 'Lectern API reference',
+    kind: 'vendor',
+    path: CONSOLE_PATHS.docs,
+    onThisSite: "Lectern's API reference on this site",
+  },
+  {
+    id: GRAPHIQL_CLIENT_ID,
+    name: 'Lectern GraphiQL',
+    kind: 'member',
+    path: CONSOLE_PATHS.graphiql,
+    onThisSite: 'the GraphQL explorer on this site',
+  },
 ];
 
 /** client_ids no vendor list may take. */
 export const CONSOLE_CLIENT_IDS: readonly string[] = CONSOLES.map((c) => c.id);
 
-/** True for the first-party consoles' clients (the consent page names them as Lectern's own). */
+/** True for the first-party consoles' clients (lists of connected apps name them as Lectern's own). */
 export function isConsoleClient(client: Pick<OAuthClient, 'id'>): boolean {
   return CONSOLE_CLIENT_IDS.includes(client.id);
+}
+
+/**
+ * How the consent page names a request that comes from a console of this site, or undefined when
+ * it does not. It does only while the request returns to the console's own page here: its one
+ * registered redirect URI (BASE_URL + path), character for character. On a loopback BASE_URL,
+ * RFC 8252 §7.3 lets any port match too; another port is another program on the computer, which
+ * borrowed the console's client_id and is no page of this site.
+ */
+export function consoleOnThisSite(
+  client: Pick<OAuthClient, 'id' | 'kind' | 'redirectUris'>,
+  redirectUri: string,
+): string | undefined {
+  const found = CONSOLES.find((c) => c.id === client.id && c.kind === client.kind);
+  return found && client.redirectUris.includes(redirectUri) ? found.onThisSite : undefined;
 }
 
 /**

@@ -3,7 +3,14 @@
  * Discovery 1.0), RFC 9728 protected-resource metadata and the RFC 7517 JWK Set.
  */
 import type { Config } from '../config.ts';
+import { RESOURCE_PATHS, type ResourcePath, resourceIdentifier } from './resource-param.ts';
 import { ALL_SCOPES } from './scopes.ts';
+
+const RESOURCE_NAMES: Record<ResourcePath, string> = {
+  '': 'Lectern',
+  '/mcp': 'Lectern MCP server',
+  '/account/graphql': 'Lectern Account API',
+};
 
 /** Paths of the endpoints the metadata advertises (relative to BASE_URL). */
 export const OAUTH_PATHS = {
@@ -37,7 +44,7 @@ export const CLAIMS_SUPPORTED = [
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
 
 const asCache = new WeakMap<Config, string>();
-const prCache = new WeakMap<Config, string>();
+const prCache = new WeakMap<Config, Map<ResourcePath, string>>();
 
 /**
  * RFC 8414 §2 metadata; the same facts answer OpenID Connect Discovery (§3 there). Spec §5.5:
@@ -76,7 +83,7 @@ export function authorizationServerMetadata(config: Config): string {
       // draft-ietf-oauth-client-id-metadata-document §5.
       client_id_metadata_document_supported: true,
       // RFC 9728 §4: the resources this server issues tokens for.
-      protected_resources: [base],
+      protected_resources: RESOURCE_PATHS.map((p) => resourceIdentifier(base, p)),
       service_documentation: base + OAUTH_PATHS.documentation,
       ui_locales_supported: ['en'],
     });
@@ -86,26 +93,32 @@ export function authorizationServerMetadata(config: Config): string {
 }
 
 /**
- * RFC 9728 §2 metadata. One resource, BASE_URL: the same token works at /mcp and
- * /account/graphql (spec §5.5), so every path-suffixed variant answers this same document.
+ * RFC 9728 §2 metadata of one of this origin's resources, served at its path-suffixed well-known
+ * URL with that resource's identifier (RFC 9728 §3.3: BASE_URL, BASE_URL/mcp,
+ * BASE_URL/account/graphql). The same token works at every one of them (spec §5.5).
  * `scopes_supported` (optional in RFC 9728 §2) is left out on purpose: MCP clients that sign in
  * before any challenge ask for every scope it lists, and no client may hold all of them
  * (operator and member scopes exclude each other, spec §5.3). Without it they send no scope and
  * get their audience's default (RFC 6749 §3.3, scope-policy.ts); the authorization-server
  * metadata still lists every scope (spec §1).
  */
-export function protectedResourceMetadata(config: Config): string {
-  let body = prCache.get(config);
+export function protectedResourceMetadata(config: Config, path: ResourcePath = ''): string {
+  let bodies = prCache.get(config);
+  if (!bodies) {
+    bodies = new Map();
+    prCache.set(config, bodies);
+  }
+  let body = bodies.get(path);
   if (!body) {
     const base = config.baseUrl;
     body = JSON.stringify({
-      resource: base,
+      resource: resourceIdentifier(base, path),
       authorization_servers: [base],
       bearer_methods_supported: ['header'],
       resource_documentation: base + OAUTH_PATHS.documentation,
-      resource_name: 'Lectern',
+      resource_name: RESOURCE_NAMES[path],
     });
-    prCache.set(config, body);
+    bodies.set(path, body);
   }
   return body;
 }

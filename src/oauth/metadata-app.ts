@@ -8,13 +8,8 @@ import { getSigningKey, publicJwks } from '../crypto/signing-keys.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { authorizationServerMetadata, OAUTH_PATHS, protectedResourceMetadata } from './discovery.ts';
 import { registerHandler } from './register.ts';
+import { RESOURCE_PATHS } from './resource-param.ts';
 import { loadVendors } from './vendors.ts';
-
-/**
- * Path-suffixed RFC 9728 §3.1 locations MCP clients probe for the protected resources; each
- * answers the one BASE_URL document (see docs/decisions.md).
- */
-export const PROTECTED_RESOURCE_SUFFIXES = ['', '/mcp', '/account/graphql'] as const;
 
 const DISCOVERY_CACHE = 'public, max-age=3600';
 // Short, so a rotated-in key is seen soon by clients that do not refetch on an unknown kid.
@@ -41,9 +36,10 @@ export function createOAuthMetadataApp(ctx: AppContext): Hono<AppEnv> {
   const asMetadata = () => json(authorizationServerMetadata(ctx.config), DISCOVERY_CACHE);
   app.get('/.well-known/oauth-authorization-server', asMetadata);
   app.get('/.well-known/openid-configuration', asMetadata);
-  for (const suffix of PROTECTED_RESOURCE_SUFFIXES) {
-    app.get(OAUTH_PATHS.protectedResource + suffix, () =>
-      json(protectedResourceMetadata(ctx.config), DISCOVERY_CACHE),
+  // RFC 9728 §3.1: each resource's document at the well-known path followed by its own path.
+  for (const path of RESOURCE_PATHS) {
+    app.get(OAUTH_PATHS.protectedResource + path, () =>
+      json(protectedResourceMetadata(ctx.config, path), DISCOVERY_CACHE),
     );
   }
   app.get(OAUTH_PATHS.jwks, async () => {

@@ -83,7 +83,11 @@ function requestedScopes(value: string): string[] {
  * apps, which get the requested scopes their operator allowed (the response's `scope` says so).
  * An omitted (or empty, RFC 6749 §3.1) scope gets the client's default.
  */
-export function decideScopes(client: OAuthClient, requestedValue: string | undefined): ScopeDecision {
+export function decideScopes(
+  client: OAuthClient,
+  requestedValue: string | undefined,
+  baseUrl?: string,
+): ScopeDecision {
   const audience = clientAudience(client);
   if (!requestedValue) return { audience, scopes: defaultScopes(client) };
   const requested = requestedScopes(requestedValue);
@@ -94,7 +98,7 @@ export function decideScopes(client: OAuthClient, requestedValue: string | undef
   }
   return audience === 'member'
     ? { audience, scopes: memberScopes(client, requested) }
-    : { audience, scopes: operatorScopes(client, requested) };
+    : { audience, scopes: operatorScopes(client, requested, baseUrl) };
 }
 
 function memberScopes(client: OAuthClient, requested: string[]): string[] {
@@ -111,15 +115,38 @@ function memberScopes(client: OAuthClient, requested: string[]): string[] {
   return sortScopes(granted);
 }
 
-function operatorScopes(client: OAuthClient, requested: string[]): string[] {
+/**
+ * The `/auth.md` section that says how a host connects, by the name its client carries (the
+ * vendor's `client_name`, or the name a host registers with); other clients get the scope rules.
+ * The anchors are the headings' slugs.
+ */
+export const HOST_GUIDE_SECTIONS: Readonly<Record<string, string>> = {
+  claude: 'claude-claudeai-and-claude-code',
+  'claude code': 'claude-claudeai-and-claude-code',
+  chatgpt: 'chatgpt',
+  codex: 'codex-cli',
+  cursor: 'cursor',
+  'visual studio code': 'vs-code',
+  'gemini cli mcp client': 'gemini-cli',
+  windsurf: 'windsurf',
+};
+
+/** Where a client's person or developer reads how to ask for scopes it can be granted. */
+export function guideSection(client: Pick<OAuthClient, 'name'>): string {
+  return HOST_GUIDE_SECTIONS[client.name.trim().toLowerCase()] ?? '3-audiences-and-scopes';
+}
+
+function operatorScopes(client: OAuthClient, requested: string[], baseUrl: string | undefined): string[] {
   const refused = requested.filter((s) => !mayBeGranted(client, s));
   if (refused.length === 0) return sortScopes(requested);
-  // Spec §5.3: account:* is reserved to the member audience.
+  // Spec §5.3: account:* is reserved to the member audience. Hosts that ask for every advertised
+  // scope land here; the description (RFC 6749 §5.2 characters only) names their guide section.
   const member = refused.filter((s) => scopeAudience(s) === 'member');
   if (member.length > 0) {
+    const guide = baseUrl ? ` (see ${baseUrl}/auth.md#${guideSection(client)})` : '';
     throw new OAuthError(
       'invalid_scope',
-      `${member.join(' ')} is reserved to member apps created by a school; this client acts for school operators.`,
+      `${member.join(' ')} ${member.length > 1 ? 'are' : 'is'} reserved to member apps created by a school; this client acts for school operators: ask for operator scopes, or for none to get the default${guide}.`,
     );
   }
   // Spec §2.2 / product.md §3: an unreviewed CIMD client gets read and identity scopes only.

@@ -41,21 +41,101 @@ export const ALL_SCOPES: readonly string[] = [...IDENTITY_SCOPES, ...OPERATOR_SC
 
 export type Audience = 'operator' | 'member';
 
-/** Plain-language wording of each scope for the consent page and docs. */
+/**
+ * Each admin resource group as a person reads it, and, where "view and change" would not say it
+ * plainly, what its write access does.
+ */
+const RESOURCE_WORDS: Record<ResourceGroup, { readonly label: string; readonly write?: string }> = {
+  courses: { label: 'Courses' },
+  students: { label: 'Students, their enrollments and progress', write: 'view, and change enrollments' },
+  members: { label: 'Members and invitations' },
+  analytics: { label: 'Analytics (revenue, enrollments, completion)' },
+  curriculum: { label: 'Course content (sections and lectures)' },
+  orders: { label: 'Orders' },
+  school: {
+    label: 'School settings, webhooks and audit trail',
+    write: 'view, and change settings and webhooks',
+  },
+  appearance: { label: 'Appearance (theme, logo, font)' },
+  events: { label: 'Events and registrations' },
+  membership_plans: { label: 'Membership plans' },
+  coupons: { label: 'Coupons' },
+  posts: { label: 'Posts' },
+  subscriptions: { label: 'Subscriptions' },
+  digital_products: { label: 'Digital products' },
+  comments: { label: 'Comments' },
+  lecturers: { label: 'Lecturer profiles' },
+  storage: { label: 'Files', write: 'view, upload and delete' },
+  forms: { label: 'Forms and submissions' },
+  pages: { label: 'Pages' },
+};
+
+const ACCOUNT_LABEL = 'Your courses, progress, orders and event registrations';
+const ACCOUNT_WRITE = 'view, record your progress, register for events and change your name';
+
+/** `<label>: view` or `: view and change` (write implies read, product.md §4). */
+function resourceLine(group: ResourceGroup, access: 'read' | 'write'): string {
+  const words = RESOURCE_WORDS[group];
+  return `${words.label}: ${access === 'write' ? (words.write ?? 'view and change') : 'view'}`;
+}
+
+/** The member's own data, at `school` when the page knows which. */
+function accountLine(access: 'read' | 'write', school?: string): string {
+  const where = school ? ` at ${school}` : '';
+  return `${ACCOUNT_LABEL}${where}: ${access === 'write' ? ACCOUNT_WRITE : 'view'}`;
+}
+
+/** openid, profile and email said once: "Who you are: your name and email address". */
+function identityLine(scopes: ReadonlySet<string>): string | undefined {
+  const what =
+    scopes.has('profile') && scopes.has('email')
+      ? 'your name and email address'
+      : scopes.has('profile')
+        ? 'your name'
+        : scopes.has('email')
+          ? 'your email address'
+          : '';
+  if (scopes.has('openid')) return what ? `Who you are: ${what}` : 'Who you are';
+  return what ? what[0].toUpperCase() + what.slice(1) : undefined;
+}
+
+const OFFLINE_LINE = 'Stay connected when you are not using it';
+
+function accessOf(scopes: ReadonlySet<string>, group: string): 'read' | 'write' | undefined {
+  if (scopes.has(`${group}:write`)) return 'write';
+  return scopes.has(`${group}:read`) ? 'read' : undefined;
+}
+
+/** Plain-language wording of one scope (OpenAPI, `/auth.md`'s scope table, the admin pages). */
 export function describeScope(scope: string): string {
-  const fixed: Record<string, string> = {
-    openid: 'Confirm who you are',
-    profile: 'See your name',
-    email: 'See your email address',
-    offline_access: 'Stay connected when you are not using it',
-    'account:read': 'See your courses, progress, orders and event registrations',
-    'account:write': 'Record your progress, register for events and update your name',
-    'storage:write': 'Upload files to the school',
-  };
-  if (fixed[scope]) return fixed[scope];
-  const [group, access] = scope.split(':');
-  const label = group.replaceAll('_', ' ');
-  return access === 'write' ? `View and change the school's ${label}` : `View the school's ${label}`;
+  if (!ALL_SCOPES.includes(scope)) return scope;
+  if (scope === 'offline_access') return OFFLINE_LINE;
+  const identity = identityLine(new Set([scope]));
+  if (identity) return identity;
+  const [group, access] = scope.split(':') as [string, 'read' | 'write'];
+  return group === 'account' ? accountLine(access) : resourceLine(group as ResourceGroup, access);
+}
+
+/**
+ * What a set of scopes allows, one line per thing it reaches (the consent page): the identity
+ * scopes once, the member's own data (at `school`), then one line per admin resource group with
+ * its read and write scopes merged, since write implies read (product.md §4), and staying
+ * connected last. A name outside the catalogue is listed as it is, never hidden.
+ */
+export function describeScopes(scopes: Iterable<string>, options: { school?: string } = {}): string[] {
+  const set = new Set(scopes);
+  const lines: string[] = [];
+  const identity = identityLine(set);
+  if (identity) lines.push(identity);
+  const account = accessOf(set, 'account');
+  if (account) lines.push(accountLine(account, options.school));
+  for (const group of Object.keys(RESOURCE_SCOPES) as ResourceGroup[]) {
+    const access = accessOf(set, group);
+    if (access) lines.push(resourceLine(group, access));
+  }
+  if (set.has('offline_access')) lines.push(OFFLINE_LINE);
+  lines.push(...unknownScopes([...set]));
+  return lines;
 }
 
 /** Splits a space-separated scope string, dropping empties and duplicates (order kept). */

@@ -48,6 +48,13 @@ export interface OAuthGrantsTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** SHA-256 of the refresh token the grant's latest rotation replaced. */
+  rotated_refresh_hash: string | null;
+  /**
+   * That rotation's answer (its access and refresh tokens), sealed under a key derived from
+   * LECTERN_SECRET and the replaced token: given again to a replay within the reuse grace.
+   */
+  rotation_answer: string | null;
 }
 
 export interface OAuthCodesTable {

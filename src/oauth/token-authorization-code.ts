@@ -72,8 +72,14 @@ export async function exchangeAuthorizationCode(
   }
   // The grant and the user's standing were read with the code (one statement).
   const { grant, roles } = await assertGrantUsable(ctx, client, stored.grant, stored.standing);
-  // RFC 8707 §2.2 / spec §4.3: the resource repeats the authorize value (member case: required).
-  const resource = resolveResource(params.all('resource'), ctx.config.baseUrl, grant.audience === 'member');
+  // RFC 8707 §2.2 / spec §4.3: the resource repeats the authorize value (member case: required;
+  // otherwise an omitted one is the authorize value).
+  const resource = resolveResource(
+    params.all('resource'),
+    ctx.config.baseUrl,
+    grant.audience === 'member',
+    stored.resource,
+  );
   if (resource !== stored.resource) {
     throw new OAuthError('invalid_target', 'resource does not match the one of the authorization request.');
   }
@@ -81,7 +87,7 @@ export async function exchangeAuthorizationCode(
   // Single use, decided by one conditional UPDATE inside the transaction that issues the tokens.
   const tokens = await inTransaction(ctx.db, async (tx) => {
     if (!(await markCodeUsed(tx, stored.codeHash))) return undefined;
-    const issued = await issueTokens(tx, grant, stored.scopes);
+    const issued = await issueTokens(tx, grant, stored.scopes, grant.scopes, resource);
     await touchGrant(tx, grant.id);
     return issued;
   });

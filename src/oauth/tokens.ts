@@ -61,15 +61,17 @@ const insertPair = preparedWrite((db, arg) => {
 });
 
 /**
- * Issues an access token (256 random bits, RFC 6750 opaque, bound to the grant's resource per
- * RFC 8707) and a refresh token. The refresh token keeps the grant's full scopes so a narrowed
- * refresh can later widen back to what was granted (RFC 6749 §6).
+ * Issues an access token (256 random bits, RFC 6750 opaque, bound per RFC 8707 to `resource`:
+ * the identifier of this origin the client named, the grant's origin by default) and a refresh
+ * token. The refresh token keeps the grant's full scopes so a narrowed refresh can later widen
+ * back to what was granted (RFC 6749 §6).
  */
 export async function issueTokens(
   tx: Db | Tx,
   grant: Grant,
   accessScopes: readonly string[],
   refreshScopes: readonly string[] = grant.scopes,
+  resource: string = grant.resource,
 ): Promise<IssuedTokens> {
   const accessToken = randomToken(32);
   const refreshToken = randomToken(32);
@@ -80,7 +82,7 @@ export async function issueTokens(
     grant.clientId,
     grant.userId,
     grant.schoolId,
-    grant.resource,
+    resource,
     isoNow(now),
     sha256(accessToken),
     formatScopes(accessScopes),

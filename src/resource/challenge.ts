@@ -11,12 +11,15 @@ function describable(text: string): string {
   return text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '');
 }
 
-/** Builds the `WWW-Authenticate: Bearer …` challenge of RFC 6750 §3 with RFC 9728 §5.1's pointer. */
+/**
+ * Builds the `WWW-Authenticate: Bearer …` challenge of RFC 6750 §3 with RFC 9728 §5.1's pointer
+ * at the metadata of the resource that refused (`resourceMetadataUrl` in oauth/resource-param.ts).
+ */
 export function bearerChallenge(
-  baseUrl: string,
+  metadataUrl: string,
   options: { error?: string; description?: string; scope?: readonly string[] } = {},
 ): string {
-  const params = [`resource_metadata=${quote(`${baseUrl}/.well-known/oauth-protected-resource`)}`];
+  const params = [`resource_metadata=${quote(metadataUrl)}`];
   if (options.error) params.push(`error=${quote(options.error)}`);
   if (options.error && options.description) {
     params.push(`error_description=${quote(describable(options.description))}`);

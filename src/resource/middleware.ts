@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { noteClient } from '../http/access-log.ts';
 import type { AppContext } from '../http/context.ts';
+import { type ResourcePath, resourceMetadataUrl } from '../oauth/resource-param.ts';
 import { decide, type Refusal, type Requirement } from './authorization.ts';
 import { bearerChallenge } from './challenge.ts';
 import type { Principal } from './principal.ts';
@@ -39,7 +40,7 @@ export const oauthJsonRefusal: RefusalRenderer = (c, r) =>
 
 /** Turns a verification failure into a 401 refusal (product.md §6). */
 export function tokenRefusal(
-  baseUrl: string,
+  metadataUrl: string,
   failure: BearerFailure,
   challengeScopes: readonly string[],
   errorWhenMissing = false,
@@ -50,7 +51,7 @@ export function tokenRefusal(
     status: 401,
     error: 'invalid_token',
     description: failure.description,
-    challenge: bearerChallenge(baseUrl, {
+    challenge: bearerChallenge(metadataUrl, {
       error,
       description: error ? failure.description : undefined,
       scope: challengeScopes,
@@ -59,7 +60,7 @@ export function tokenRefusal(
 }
 
 /** How a surface shows the one authorization decision's refusal (resource/authorization.ts). */
-export function decisionRefusal(baseUrl: string, refusal: Refusal): BearerRefusal {
+export function decisionRefusal(metadataUrl: string, refusal: Refusal): BearerRefusal {
   const base = { status: 403, error: refusal.reason, description: refusal.description } as const;
   if (refusal.reason !== 'insufficient_scope' || refusal.scopes.length === 0) return base;
   // RFC 6750 §3.1: name every scope to step up to, in one challenge.
@@ -67,7 +68,7 @@ export function decisionRefusal(baseUrl: string, refusal: Refusal): BearerRefusa
   return {
     ...base,
     scope,
-    challenge: bearerChallenge(baseUrl, {
+    challenge: bearerChallenge(metadataUrl, {
       error: 'insufficient_scope',
       description: refusal.description,
       scope: refusal.scopes,
@@ -91,21 +92,21 @@ export function requireBearer(
     need?: Requirement;
     errorWhenMissing?: boolean;
     render?: RefusalRenderer;
+    /** Which of this origin's resources refuses: its metadata is what the challenge points at. */
+    resource?: ResourcePath;
   },
 ): MiddlewareHandler<ProtectedEnv> {
   const verifier = ctx.verifier;
+  const metadataUrl = resourceMetadataUrl(ctx.config.baseUrl, options.resource);
   const render = options.render ?? oauthJsonRefusal;
   return async (c, next) => {
     const result = await verifier.verify(c.req.header('authorization'));
     if (!result.ok) {
-      return render(
-        c,
-        tokenRefusal(ctx.config.baseUrl, result, options.challengeScopes, options.errorWhenMissing),
-      );
+      return render(c, tokenRefusal(metadataUrl, result, options.challengeScopes, options.errorWhenMissing));
     }
     if (options.need) {
       const decision = decide(result.principal, options.need);
-      if (!decision.allowed) return render(c, decisionRefusal(ctx.config.baseUrl, decision));
+      if (!decision.allowed) return render(c, decisionRefusal(metadataUrl, decision));
     }
     noteClient(c, result.principal.clientId);
     c.set('principal', result.principal);

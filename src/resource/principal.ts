@@ -19,7 +19,7 @@ export interface Principal {
   readonly grantId: string;
   readonly audience: Audience;
   readonly scopes: ReadonlySet<string>;
-  /** The resource the token is bound to (RFC 8707): BASE_URL. */
+  /** The resource the token is bound to (RFC 8707): one of this origin's identifiers. */
   readonly resource: string;
   /** Expiry, seconds since the epoch. */
   readonly expiresAt: number;

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { sha256 } from '../crypto/tokens.ts';
 import { standingRoles } from '../domain/school/standing.ts';
 import { identifyActor } from '../events/context.ts';
+import { isOriginResource } from '../oauth/resource-param.ts';
 import { type Audience, parseScopes } from '../oauth/scopes.ts';
 import { changeWatermark, type Db, preparedOnPostgres } from '../store/database.ts';
 import { nowMs } from '../store/time.ts';
@@ -129,7 +130,7 @@ export function createBearerVerifier(
   ctx: { readonly db: Db; readonly config: Pick<Config, 'baseUrl'> },
   clock: () => number = nowMs,
 ): BearerVerifier {
-  const resource = ctx.config.baseUrl;
+  const baseUrl = ctx.config.baseUrl;
   // Built and compiled once: the query builder's cost would otherwise be paid on every request.
   const lookup = tokenLookup(ctx.db, '').compile();
   if (lookup.parameters.length !== 1) throw new Error('token lookup must take exactly the token hash');
@@ -164,8 +165,9 @@ export function createBearerVerifier(
         return fail('invalid_token', 'The access token has been revoked.');
       const expiresAt = Date.parse(row.expires_at);
       if (!(expiresAt > clock())) return fail('invalid_token', 'The access token has expired.');
-      // RFC 8707 §2 / spec §5.5: a token bound to another resource is not valid here.
-      if (row.resource !== resource) {
+      // RFC 8707 §2 / spec §5.5: a token bound to another origin is not valid here; one named for
+      // any of this origin's resources works at every surface.
+      if (!isOriginResource(row.resource, baseUrl)) {
         return fail('invalid_token', 'The access token was issued for a different resource.');
       }
       // The standing of an active membership only (domain/school/standing.ts).

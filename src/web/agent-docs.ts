@@ -115,6 +115,8 @@ export function renderAuthMarkdown(config: Config, template = readFileSync(TEMPL
     '{{id_token_lifetime}}': duration(ID_TOKEN_LIFETIME_SECONDS),
     '{{access_token_seconds}}': String(ACCESS_TOKEN_LIFETIME_SECONDS),
     '{{operator_default_scopes}}': MCP_CHALLENGE_SCOPES.join(' '),
+    // The same list as a TOML / JSON array (section 7's host configurations).
+    '{{operator_default_scopes_list}}': `[${MCP_CHALLENGE_SCOPES.map((s) => JSON.stringify(s)).join(', ')}]`,
     '{base_url_encoded}': encodeURIComponent(config.baseUrl),
     '{base_url}': config.baseUrl,
   };
@@ -122,6 +124,17 @@ export function renderAuthMarkdown(config: Config, template = readFileSync(TEMPL
   for (const [placeholder, value] of Object.entries(values)) text = text.replaceAll(placeholder, value);
   return text;
 }
+
+/** The hosts of /auth.md section 7 and their headings' anchors. */
+const HOST_SECTIONS: readonly (readonly [string, string])[] = [
+  ['Claude (claude.ai and Claude Code)', 'claude-claudeai-and-claude-code'],
+  ['ChatGPT', 'chatgpt'],
+  ['Cursor', 'cursor'],
+  ['VS Code', 'vs-code'],
+  ['Codex CLI', 'codex-cli'],
+  ['Gemini CLI', 'gemini-cli'],
+  ['Windsurf', 'windsurf'],
+];
 
 /** `/llms.txt` (llmstxt.org): where an agent finds what it needs to authenticate and call. */
 export function renderLlmsTxt(config: Config): string {
@@ -138,6 +151,12 @@ Start with the authentication walkthrough: it says how to obtain a client_id, wh
 - [Admin API (OpenAPI 3.1)](${b}/openapi.json): operator operations, each with its required scope.
 - [Account API schema (GraphQL SDL)](${b}/account/graphql/schema.graphql): a member's own data; POST ${b}/account/graphql.
 - [MCP endpoint](${b}/mcp): Streamable HTTP; anonymous public tools without a token, more with one.
+
+## AI hosts
+
+Each connects to ${b}/mcp; its part of the walkthrough says what to add, what the person sees and which scopes to configure where the host would ask for all of them.
+
+${HOST_SECTIONS.map(([name, anchor]) => `- [${name}](${b}/auth.md#${anchor})`).join('\n')}
 
 ## Discovery
 

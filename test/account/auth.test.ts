@@ -5,7 +5,7 @@ import { issueTestToken } from '../support/tokens.ts';
 import { type AccountFixture, seedAccountFixture } from '../support/world-account.ts';
 import { gql } from './graphql.ts';
 
-const RM = 'resource_metadata="http://lectern.test/.well-known/oauth-protected-resource"';
+const RM = 'resource_metadata="http://lectern.test/.well-known/oauth-protected-resource/account/graphql"';
 const QUERY = '{ viewer { id } }';
 
 describe('Account API authorization (spec §5.5, §5.6, §7; RFC 6750 §3; product.md §6)', () => {

@@ -11,7 +11,7 @@ import { type AccountFixture, seedAccountFixture } from '../support/world-accoun
 import { gql } from './graphql.ts';
 
 const NO_TOKEN =
-  'Bearer resource_metadata="http://lectern.test/.well-known/oauth-protected-resource", error="invalid_token", error_description="No access token was presented.", scope="openid account:read"';
+  'Bearer resource_metadata="http://lectern.test/.well-known/oauth-protected-resource/account/graphql", error="invalid_token", error_description="No access token was presented.", scope="openid account:read"';
 
 describe('Account API introspection without a token', () => {
   let t: TestApp;

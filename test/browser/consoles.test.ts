@@ -5,9 +5,11 @@
  * first-party console client of this deployment, then a real request from the page.
  */
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import type { TestApp } from '../support/app.ts';
 import { assertAccessible, chromiumSkip, launchChromium } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
@@ -24,6 +26,9 @@ async function signInAndAllow(page: Page, email: string): Promise<void> {
   await page.getByRole('button', { name: /sign in/i }).click();
   await page.waitForURL(/\/oauth\/authorize\?/);
   await page.getByText('Part of Lectern').waitFor();
+  // A page of this very origin: named as such, with no warning about who made it.
+  assert.match((await page.locator('h1').textContent()) ?? '', /on this site to use your account\?$/);
+  assert.equal(await page.locator('.notice.warning').count(), 0);
   await page.getByRole('button', { name: 'Allow' }).click();
 }
 
@@ -83,6 +88,62 @@ describe('the consoles sign in (Chromium)', () => {
     await page.getByText('200 OK').first().waitFor();
     await page.screenshot({ path: `${SHOTS}/docs-authorized.png` });
     assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('the consent page of a full /docs request fits 375 px and passes axe; Allow works without JavaScript', {
+    skip,
+  }, async () => {
+    /** Signs the owner in at 375 px and stops on the consent page of every operator scope. */
+    const consentAt375 = async (javaScriptEnabled: boolean) => {
+      const context = await browser.newContext({ viewport: { width: 375, height: 800 }, javaScriptEnabled });
+      const page = await context.newPage();
+      const authorize = new URL(`${base}/oauth/authorize`);
+      for (const [k, v] of Object.entries({
+        response_type: 'code',
+        client_id: 'lectern-api-reference',
+        redirect_uri: `${base}/docs`,
+        scope: ['openid', 'profile', 'email', 'offline_access', ...OPERATOR_SCOPES].join(' '),
+        state: 'narrow',
+        code_challenge: createHash('sha256')
+          .update(randomBytes(32).toString('base64url'))
+          .digest('base64url'),
+        code_challenge_method: 'S256',
+      })) {
+        authorize.searchParams.set(k, v);
+      }
+      await page.goto(authorize.href);
+      await page.waitForURL(/\/login\?/);
+      await page.getByLabel('Email').fill('owner@example.com');
+      await page.getByLabel('Password').fill('demo-password');
+      await page.getByRole('button', { name: /sign in/i }).click();
+      await page.waitForURL(/\/oauth\/authorize\?/);
+      assert.equal(
+        await page.locator('h1').textContent(),
+        "Allow Lectern's API reference on this site to use your account?",
+      );
+      const items = page.getByRole('list', { name: 'What it may do' }).getByRole('listitem');
+      assert.equal(await items.count(), 21);
+      assert.equal(await items.filter({ hasText: /^Courses:/ }).count(), 1);
+      assert.equal(await page.locator('.notice.warning').count(), 0);
+      return { context, page };
+    };
+
+    const shown = await consentAt375(true);
+    const width = await shown.page.evaluate('document.documentElement.scrollWidth');
+    assert.ok(Number(width) <= 375, `scrollWidth ${width}`);
+    await shown.page.screenshot({ path: `${SHOTS}/consent-docs-375.png`, fullPage: true });
+    await assertAccessible(shown.page, 'the consent page at 375 px');
+    await shown.context.close();
+
+    const { context, page } = await consentAt375(false);
+    await Promise.all([
+      page.waitForURL((u) => u.href.startsWith(`${base}/docs?`)),
+      page.getByRole('button', { name: 'Allow' }).click(),
+    ]);
+    const back = new URL(page.url());
+    assert.equal(back.searchParams.get('state'), 'narrow');
+    assert.ok(back.searchParams.get('code'));
     await context.close();
   });
 

@@ -134,7 +134,7 @@ describe('invitations in Chromium', () => {
     const student = await (await browser.newContext()).newPage();
     await student.goto(link);
     await assertAccessible(student, 'sign in to accept');
-    await student.getByRole('link', { name: 'Sign in as other-student@example.com' }).click();
+    await student.getByRole('link', { name: 'Sign in to accept' }).click();
     await student.getByLabel('Email').fill('other-student@example.com');
     await student.getByLabel('Password').fill('demo-password');
     await Promise.all([

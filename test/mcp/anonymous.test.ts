@@ -228,7 +228,7 @@ for (const modern of [false, true]) {
       const res = await client.callTool({ name: 'how_to_authenticate', arguments: {} });
       const out = res.structuredContent as Record<string, unknown>;
       assert.equal(out.walkthrough, `${live.baseUrl}/auth.md`);
-      assert.equal(out.protectedResourceMetadata, `${live.baseUrl}/.well-known/oauth-protected-resource`);
+      assert.equal(out.protectedResourceMetadata, `${live.baseUrl}/.well-known/oauth-protected-resource/mcp`);
       assert.equal(out.authorizationServerMetadata, `${live.baseUrl}/.well-known/oauth-authorization-server`);
       assert.equal(out.resource, live.baseUrl);
       const scopes = out.scopes as { operator: string[]; member: string[] };
@@ -246,7 +246,7 @@ for (const modern of [false, true]) {
       assert.equal(res.isError, true);
       assert.match(
         (res.content as Array<{ text: string }>)[0].text,
-        /school: required without a token: name the school by its subdomain, e\.g\. "demo" \(list_schools lists/,
+        /school: required without a token: name the school by its subdomain \(list_schools lists/,
       );
     });
   });

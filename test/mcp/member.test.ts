@@ -202,7 +202,10 @@ describe('MCP member tools', () => {
       (err: unknown) => {
         assert.ok(err instanceof InsufficientScopeError, String(err));
         assert.equal(err.requiredScope, 'account:write');
-        assert.equal(String(err.resourceMetadataUrl), `${live.baseUrl}/.well-known/oauth-protected-resource`);
+        assert.equal(
+          String(err.resourceMetadataUrl),
+          `${live.baseUrl}/.well-known/oauth-protected-resource/mcp`,
+        );
         return true;
       },
     );

@@ -59,7 +59,7 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
     assert.ok(Array.isArray((coupons.structuredContent as { data: unknown[] }).data));
     const paths = requests.map((r) => `${r.method} ${r.path} ${r.status}`);
     assert.equal(paths[0], 'POST /mcp 401');
-    assert.ok(paths.includes('GET /.well-known/oauth-protected-resource 200'), paths.join('\n'));
+    assert.ok(paths.includes('GET /.well-known/oauth-protected-resource/mcp 200'), paths.join('\n'));
     assert.ok(
       paths.some((p) =>
         /^GET \/\.well-known\/(oauth-authorization-server|openid-configuration) 200$/.test(p),
@@ -77,7 +77,11 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
     assert.equal(authorize.origin + authorize.pathname, `${live.baseUrl}/oauth/authorize`);
     assert.deepEqual(askedScopes(authorize), [...MCP_CHALLENGE_SCOPES].sort());
     assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
-    assert.match(authorize.searchParams.get('resource') ?? '', new RegExp(`^${live.baseUrl}/?$`));
+    assert.equal(
+      authorize.searchParams.get('resource'),
+      `${live.baseUrl}/mcp`,
+      'the MCP endpoint’s own resource (RFC 9728 §3.3)',
+    );
     assert.match(provider.consentPages[0] ?? '', /Lectern MCP test agent/);
 
     // With the token: the read tools its scopes allow, no write tool.
@@ -120,7 +124,7 @@ describe("an agent's whole journey with the client SDK's OAuth support", () => {
     assert.equal(out.signedIn.school.subdomain, 'demo');
     assert.match(
       (res.content as Text)[0].text,
-      /^Signed in as operator of Demo Academy with: openid profile email/,
+      /^Signed in as Olivia Owner <owner@example\.com>, operator \(owner\) of Demo Academy \(demo\), through the loopback client \S+, with: openid profile email/,
     );
     const tools = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(tools.includes('courses_list') && tools.includes('members_list'), tools.join(' '));

@@ -246,7 +246,7 @@ describe('MCP operator tools, one per admin operation', () => {
   });
 
   it('anonymous calls of operator tools are 401 asking for the challenge scopes plus a write scope', async () => {
-    const prm = `${live.baseUrl}/.well-known/oauth-protected-resource`;
+    const prm = `${live.baseUrl}/.well-known/oauth-protected-resource/mcp`;
     const read = await postMcp(live, {
       jsonrpc: '2.0',
       id: 1,

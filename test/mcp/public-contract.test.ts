@@ -104,7 +104,7 @@ describe('MCP public tools: schema and behaviour agree for each caller', () => {
     assert.equal(res.isError, true);
     assert.equal(
       textOf(res),
-      'Input validation error: Invalid arguments for tool get_course_outline: school: required without a token: name the school by its subdomain, e.g. "demo" (list_schools lists the schools with a public catalogue)',
+      'Input validation error: Invalid arguments for tool get_course_outline: school: required without a token: name the school by its subdomain (list_schools lists the schools with a public catalogue and their subdomains)',
     );
   });
 

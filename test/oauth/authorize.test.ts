@@ -173,7 +173,7 @@ describe('GET/POST /oauth/authorize', () => {
         'resource of another origin (RFC 8707 §2)',
         { resource: 'https://other.example' },
         'invalid_target',
-        /only resource/,
+        /^Unknown resource "https:\/\/other\.example"; the resources here are http:\/\/lectern\.test, http:\/\/lectern\.test\/mcp, http:\/\/lectern\.test\/account\/graphql\.$/,
       ],
       ['unknown prompt', { prompt: 'bogus' }, 'invalid_request', /prompt/],
     ];
@@ -307,8 +307,8 @@ describe('GET/POST /oauth/authorize', () => {
       assert.match(page, /App on your own computer/);
       assert.match(page, /Check that you started this app yourself/);
       assert.match(page, /127\.0\.0\.1:5555/);
-      assert.match(page, /See your email address/);
-      assert.match(page, /View and change the school&#39;s courses/);
+      assert.match(page, /<li>Who you are: your email address<\/li>/);
+      assert.match(page, /<li>Courses: view and change<\/li>/);
       assert.match(page, /name="decision" value="allow"/);
       assert.match(page, /name="decision" value="deny"/);
       assert.match(page, /Demo Academy/);
@@ -458,8 +458,8 @@ describe('GET/POST /oauth/authorize', () => {
       const page = await (
         await owner.request(authorizeUrl({ scope: null, redirect_uri: 'http://127.0.0.1:7777/callback' }))
       ).text();
-      assert.match(page, /<li>View the school&#39;s courses<\/li>/);
-      assert.doesNotMatch(page, /View and change/);
+      assert.match(page, /<li>Courses: view<\/li>/);
+      assert.doesNotMatch(page, /view and change/);
     });
 
     it('RFC 8252 §8.6: a loopback redirect never reuses remembered consent, for any kind of client', async () => {

@@ -55,7 +55,7 @@ describe('discovery documents', () => {
       request_uri_parameter_supported: false,
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
-      protected_resources: [B],
+      protected_resources: [B, `${B}/mcp`, `${B}/account/graphql`],
       service_documentation: `${B}/auth.md`,
       ui_locales_supported: ['en'],
     });
@@ -94,12 +94,18 @@ describe('discovery documents', () => {
     });
   });
 
-  it('RFC 9728 §3.1 path-suffixed variants answer the same document (one token for /mcp and /account/graphql)', async () => {
-    const root = await (await t.request('/.well-known/oauth-protected-resource')).text();
-    for (const path of ['/mcp', '/account/graphql']) {
+  it('RFC 9728 §3.3: each path-suffixed document names its own resource, all served by this one authorization server', async () => {
+    const names = { '/mcp': 'Lectern MCP server', '/account/graphql': 'Lectern Account API' };
+    for (const [path, name] of Object.entries(names)) {
       const res = await t.request(`/.well-known/oauth-protected-resource${path}`);
       assert.equal(res.status, 200, path);
-      assert.equal(await res.text(), root);
+      assert.deepEqual(await res.json(), {
+        resource: `${B}${path}`,
+        authorization_servers: [B],
+        bearer_methods_supported: ['header'],
+        resource_documentation: `${B}/auth.md`,
+        resource_name: name,
+      });
     }
     assert.equal((await t.request('/.well-known/oauth-protected-resource/other')).status, 404);
   });

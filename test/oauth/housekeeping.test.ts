@@ -69,7 +69,13 @@ describe('housekeeping: long-expired codes, tokens and sessions are deleted', ()
       signIn(new Browser(t), 'student@example.com'),
     );
 
-    assert.deepEqual(await purgeExpired(db), { codes: 1, tokens: 1, sessions: 1, passwordResets: 0 });
+    assert.deepEqual(await purgeExpired(db), {
+      codes: 1,
+      tokens: 1,
+      sessions: 1,
+      passwordResets: 0,
+      rotationAnswers: 0,
+    });
 
     const tokens = await db.selectFrom('oauth_tokens').select('token_hash').execute();
     const hashes = new Set(tokens.map((r) => r.token_hash));
@@ -93,6 +99,12 @@ describe('housekeeping: long-expired codes, tokens and sessions are deleted', ()
       body: JSON.stringify({ query: '{ viewer { email } }' }),
     });
     assert.equal(res.status, 200);
-    assert.deepEqual(await purgeExpired(db), { codes: 0, tokens: 0, sessions: 0, passwordResets: 0 });
+    assert.deepEqual(await purgeExpired(db), {
+      codes: 0,
+      tokens: 0,
+      sessions: 0,
+      passwordResets: 0,
+      rotationAnswers: 0,
+    });
   });
 });

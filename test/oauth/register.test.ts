@@ -137,7 +137,11 @@ describe('POST /api/oauth/register (RFC 7591, product.md §3 decision order)', (
     assert.equal(res.status, 201);
     const body = await res.json();
     assert.equal(body.client_id, 'cursor');
-    assert.deepEqual(body.redirect_uris, ['cursor://anysphere.cursor-mcp/oauth/callback']);
+    assert.deepEqual(body.redirect_uris, [
+      'http://localhost:8787/callback',
+      'https://www.cursor.com/agents/mcp/oauth/callback',
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+    ]);
     assert.equal(body.token_endpoint_auth_method, 'none');
   });
 

@@ -94,6 +94,45 @@ describe('vendor integrations (product.md §3)', () => {
     assert.ok(vscode);
     assert.equal(redirectUriMatches(vscode, 'http://127.0.0.1:33418/'), true);
     assert.equal(redirectUriMatches(vscode, 'https://vscode.dev/redirect'), true);
+    assert.equal(redirectUriMatches(vscode, 'https://insiders.vscode.dev/redirect'), true);
+    const cursor = await findClient(t.runtime, 'cursor');
+    assert.ok(cursor);
+    for (const uri of [
+      'http://localhost:8787/callback',
+      'https://www.cursor.com/agents/mcp/oauth/callback',
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+    ]) {
+      assert.equal(redirectUriMatches(cursor, uri), true, uri);
+    }
+  });
+
+  it("VS Code's real registration bodies, Insiders' included, register as the vscode integration", async () => {
+    // microsoft/vscode src/vs/base/common/oauth.ts fetchDynamicRegistration: client_name is the
+    // product's appName; the four redirect URIs come in one request for both builds.
+    for (const clientName of ['Visual Studio Code - Insiders', 'Visual Studio Code']) {
+      const res = await t.request('/api/oauth/register', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          client_name: clientName,
+          client_uri: 'https://code.visualstudio.com',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          redirect_uris: [
+            'https://insiders.vscode.dev/redirect',
+            'https://vscode.dev/redirect',
+            'http://127.0.0.1/',
+            'http://127.0.0.1:33418/',
+          ],
+          token_endpoint_auth_method: 'none',
+          application_type: 'native',
+        }),
+      });
+      const body = await res.json();
+      assert.equal(res.status, 201, `${clientName}: ${JSON.stringify(body)}`);
+      assert.equal(body.client_id, 'vscode');
+      assert.equal(body.token_endpoint_auth_method, 'none');
+    }
   });
 
   it("a vendor's own metadata-document URL is answered from the list: no fetch, no allowlist needed", async () => {

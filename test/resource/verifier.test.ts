@@ -292,7 +292,7 @@ describe('bearer verification with a second instance on the same database (produ
 describe('bearerChallenge (RFC 6750 §3)', () => {
   it('keeps error_description within its charset: no double quote, backslash or non-ASCII', () => {
     assert.equal(
-      bearerChallenge('https://x.example', {
+      bearerChallenge('https://x.example/.well-known/oauth-protected-resource', {
         error: 'insufficient_scope',
         description: 'Needs "a\\b" — café',
         scope: ['a'],

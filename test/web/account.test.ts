@@ -67,7 +67,7 @@ describe('/account: a person’s own connected apps (product.md §8)', () => {
     });
     const html = await (await student.request('/account')).text();
     assert.match(html, /Demo Member App/);
-    assert.match(html, /See your courses, progress, orders and event registrations/);
+    assert.match(html, /Your courses, progress, orders and event registrations: view/);
     const grant = await grantOf(tokens.access_token);
     // The list links to a confirmation page (issue #16): nothing is revoked by a GET.
     const confirmPath = `/account/connections/revoke?grant=${grant}`;

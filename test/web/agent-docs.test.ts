@@ -88,7 +88,8 @@ describe('/auth.md and /llms.txt (spec §1, §5.1)', () => {
       '### 6.1 Anonymous',
       '### 6.2 With a token',
       '### 6.3 From an MCP SDK',
-      '## 7. Errors',
+      '## 7. AI hosts',
+      '## 8. Errors',
     ];
     let at = -1;
     for (const heading of order) {

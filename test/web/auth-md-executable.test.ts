@@ -114,7 +114,7 @@ function challengeOf(output: string, prose: string): { challenge: string; body: 
   assert.match(challenge, new RegExp(`^${pattern}$`));
   assert.match(
     challenge,
-    /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"/,
+    /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource(\/mcp|\/account\/graphql)?"/,
   );
   return { challenge, body };
 }

@@ -10,6 +10,7 @@ import * as passwordResets from './0008-password-resets.ts';
 import * as memberAppSecrets from './0009-member-app-secrets.ts';
 import * as events from './0010-events.ts';
 import * as accountTrust from './0011-account-trust.ts';
+import * as refreshReuseGrace from './0012-refresh-reuse-grace.ts';
 
 /** Every migration, in order. Names sort; a new one is appended with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '0009_member_app_secrets': memberAppSecrets,
   '0010_events': events,
   '0011_account_trust': accountTrust,
+  '0012_refresh_reuse_grace': refreshReuseGrace,
 };
 
 /** A provider that serves the static list above (no file-system scanning). */
