@@ -1,8 +1,9 @@
 /**
- * The README's commands are documents too (issue #11): each npm script, `lectern` command and
- * setting it shows exists, and "Running on PostgreSQL" runs as written, every block of it in one
- * shell (the test database in place of db.internal, generated values in place of `...`, the
- * owner's password typed on standard input), ending with the owner signing in (issue #16).
+ * The commands of the README and the operations guide are documents too: each npm script,
+ * `lectern` command and setting they show exists, and the operations guide's "Running on
+ * PostgreSQL" runs as written, every block of it in one shell (the test database in place of
+ * db.internal, generated values in place of `...`, the owner's password typed on standard input),
+ * ending with the owner signing in.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -22,20 +23,28 @@ import { freePort } from '../support/ports.ts';
 import { issueTestToken } from '../support/tokens.ts';
 import { cliEnv, runLectern } from './run.ts';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-const blocks = docBlocks(README);
-const shell = blocks.filter((b) => b.lang === 'sh');
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const README = read('README.md');
+/** The production start, the `lectern` commands and their exit codes. */
+const OPERATIONS = read('docs/operations.md');
+/** The environment variables, one table row each. */
+const CONFIGURATION = read('docs/configuration.md');
+/** The commands a developer runs (tests, lint, bench). */
+const DEVELOPMENT = read('docs/development.md');
+const PACKAGE = JSON.parse(read('package.json'));
+const shell = [README, OPERATIONS, DEVELOPMENT]
+  .flatMap((doc) => docBlocks(doc))
+  .filter((b) => b.lang === 'sh');
 /** The section "Running on PostgreSQL", up to the next `## ` heading: the production walk. */
-const walkText = README.slice(
-  README.indexOf('## Running on PostgreSQL'),
-  README.indexOf('\n## ', README.indexOf('## Running on PostgreSQL') + 1),
+const walkText = OPERATIONS.slice(
+  OPERATIONS.indexOf('## Running on PostgreSQL'),
+  OPERATIONS.indexOf('\n## ', OPERATIONS.indexOf('## Running on PostgreSQL') + 1),
 );
 // Steps 1–4 run in one shell (serve last); the invitation step needs an operator token and runs
 // on its own below.
 const walk = docBlocks(walkText).filter((b) => b.lang === 'sh' && !b.code.includes('$TOKEN'));
 const postgres = walk.length > 0 ? { code: walk.map((b) => b.code).join('\n') } : undefined;
-const commandLine = blocks.find((b) => b.heading === '## Command line');
+const commandLine = docBlocks(OPERATIONS).find((b) => b.heading === '## Command line');
 const SECRET = randomBytes(32).toString('base64url');
 const METRICS = randomBytes(32).toString('base64url');
 const OWNER_PASSWORD = `owner ${randomBytes(9).toString('base64url')}`;
@@ -67,8 +76,13 @@ async function until200(url: string, child: ChildProcess, output: () => string):
   assert.fail(`${url} never answered 200:\n${output()}`);
 }
 
-describe("README's commands and settings are real", () => {
-  it('every npm command of its sh blocks is npm itself or a script of package.json', () => {
+describe("the README's and the guides' commands and settings are real", () => {
+  it('the README keeps the two commands a new user runs', () => {
+    assert.match(README, /^npm ci && npm start {6}#/m);
+    assert.match(README, /^npm ci && npm test {7}#/m);
+  });
+
+  it('every npm command of their sh blocks is npm itself or a script of package.json', () => {
     const used = shell.flatMap((b) =>
       [...b.code.matchAll(/\bnpm (?:run )?([a-z][a-z-]*)/g)].map((m) => m[1]),
     );
@@ -101,10 +115,11 @@ describe("README's commands and settings are real", () => {
     }
   });
 
-  it('every setting the examples export is a row of the Configuration table, and their values pass the check', () => {
+  it('every setting the examples export is a row of the configuration table, and their values pass the check', () => {
     assert.ok(postgres, 'a Running on PostgreSQL section with an sh block');
     const env = exported(postgres.code);
-    for (const name of Object.keys(env)) assert.match(README, new RegExp(`^\\| \`${name}\` \\|`, 'm'), name);
+    for (const name of Object.keys(env))
+      assert.match(CONFIGURATION, new RegExp(`^\\| \`${name}\` \\|`, 'm'), name);
     const config = loadConfig(env);
     assert.equal(config.database.engine, 'postgres');
     assert.equal(config.baseUrl, env.BASE_URL);
@@ -112,7 +127,7 @@ describe("README's commands and settings are real", () => {
   });
 });
 
-describe('README "Running on PostgreSQL" runs as written', {
+describe('operations guide: "Running on PostgreSQL" runs as written', {
   skip: ENGINE !== 'postgres' && 'PostgreSQL only',
 }, () => {
   let database: TestDatabase;
@@ -136,7 +151,7 @@ describe('README "Running on PostgreSQL" runs as written', {
       script = script.replace(`${name}=...`, `${name}=${value}`);
     assert.doesNotMatch(script, /=\.\.\./, 'every ... is supplied');
     const port = await freePort();
-    // PORT is left to its default in the README; a test picks a free one.
+    // PORT is left to its default in the guide; a test picks a free one.
     child = spawn('bash', ['--noprofile', '--norc', '-c', script], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port) },
       cwd: new URL('../..', import.meta.url),
@@ -212,7 +227,7 @@ describe('README "Running on PostgreSQL" runs as written', {
   });
 });
 
-describe('README "Running on PostgreSQL": inviting a lecturer runs as written (issue #16)', () => {
+describe('operations guide: "Running on PostgreSQL": inviting a lecturer runs as written', () => {
   const invite = docBlocks(walkText).find((b) => b.lang === 'sh' && b.code.includes('/api/v1/members'));
 
   it('the curl step invites with an operator token and answers a pending invitation with its one-time link', async () => {
