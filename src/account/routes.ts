@@ -1,16 +1,10 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
+import { type BearerRefusal, challengeHeaders, RefusalError, renderRefusals } from '../errors/refusal.ts';
 import type { AppContext } from '../http/context.ts';
 import { resourceMetadataUrl } from '../oauth/resource-param.ts';
 import { ACCOUNT_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
-import {
-  type BearerRefusal,
-  challengeHeaders,
-  decisionRefusal,
-  type ProtectedEnv,
-  type RefusalRenderer,
-  requireBearer,
-} from '../resource/middleware.ts';
+import { decisionRefusal, type ProtectedEnv, requireBearer } from '../resource/middleware.ts';
 import { requestError } from './errors.ts';
 import { ASSET_PREFIX, graphiqlAsset, graphiqlPage } from './graphiql.ts';
 import { anonymousIntrospection } from './introspection.ts';
@@ -41,7 +35,7 @@ function respond(
 }
 
 /** Bearer refusals as a GraphQL body, with the RFC 6750 challenge header (product.md §6). */
-const renderRefusal: RefusalRenderer = (c, r: BearerRefusal) =>
+const renderRefusal = (c: Context, r: BearerRefusal) =>
   respond(
     c,
     r.status,
@@ -126,13 +120,14 @@ async function fromBody(c: Context): Promise<GraphQLParams | Response> {
  */
 export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
   const app = new Hono<ProtectedEnv>();
+  // The token's refusals and the operation's (pipeline.ts) alike: a GraphQL body and the challenge.
+  app.onError(renderRefusals(renderRefusal));
   const accountMetadata = resourceMetadataUrl(ctx.config.baseUrl, '/account/graphql');
   // Spec §5.6 / §7: even a request with no token is answered invalid_token. What the token may
   // do is decided once the operation is known (pipeline.ts).
   const auth = requireBearer(ctx, {
     challengeScopes: ACCOUNT_CHALLENGE_SCOPES,
     errorWhenMissing: true,
-    render: renderRefusal,
     resource: '/account/graphql',
   });
   // A request with no Authorization header that only introspects is answered without one
@@ -164,7 +159,7 @@ export function createAccountApp(ctx: AppContext): Hono<ProtectedEnv> {
       method,
     });
     if (outcome.outcome === 'refused')
-      return renderRefusal(c, decisionRefusal(accountMetadata, outcome.refusal));
+      throw new RefusalError(decisionRefusal(accountMetadata, outcome.refusal));
     return respond(c, outcome.status, outcome.body, outcome.status === 405 ? { Allow: 'POST' } : {});
   };
 

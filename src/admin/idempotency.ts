@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PostgresAdapter, sql } from 'kysely';
-import { ProblemError } from '../errors/problem-error.ts';
+import { problem } from '../errors/problem-error.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoIn, isoNow } from '../store/time.ts';
 
@@ -28,7 +28,7 @@ export type IdempotentOutcome<T> =
 /** Checks the `Idempotency-Key` header value: 1..255 visible ASCII characters. */
 export function checkIdempotencyKey(key: string): void {
   if (!KEY.test(key)) {
-    throw new ProblemError(400, 'invalid_idempotency_key', 'Bad Request', {
+    throw problem('invalid_idempotency_key', {
       detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.',
     });
   }
@@ -46,7 +46,7 @@ const CLAIM_WAIT = '5s';
 const LEGACY_CLAIM_STALE_SECONDS = 300;
 
 const inProgress = () =>
-  new ProblemError(409, 'idempotency_key_in_progress', 'Conflict', {
+  problem('idempotency_key_in_progress', {
     detail: 'A request with this Idempotency-Key is still being processed; retry shortly.',
     headers: { 'Retry-After': '1' },
   });
@@ -135,7 +135,7 @@ async function claimKey(
     .executeTakeFirst();
   if (!row) return claimKey(tx, r, hash);
   if (row.request_hash !== hash) {
-    throw new ProblemError(422, 'idempotency_key_reused', 'Unprocessable Content', {
+    throw problem('idempotency_key_reused', {
       detail: 'This Idempotency-Key was already used for a different request.',
     });
   }

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { type FieldError, ProblemError, problem, problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
-import { decide, type Requirement } from '../resource/authorization.ts';
-import { challengeHeaders, decisionRefusal } from '../resource/middleware.ts';
+import type { Requirement } from '../resource/authorization.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { Tx } from '../store/database.ts';
 import type { AdminOperation, BinaryResult, OperationContext, RawUpload } from './define-operation.ts';
@@ -25,23 +24,12 @@ export interface InvokeResult {
   readonly binary?: BinaryResult;
 }
 
-/** What an operation needs of a token: the operator audience and its one scope. */
+/**
+ * What an operation needs of a token: the operator audience and its one scope. REST meets it in
+ * the bearer step (resource/middleware.ts), MCP in the tool-call gate; both render the one decision.
+ */
 export function operationRequirement(op: AdminOperation): Requirement {
   return { audience: 'operator', scopes: [op.scope] };
-}
-
-/**
- * The REST rendering of the one authorization decision (resource/authorization.ts) for an
- * operation: a problem with the refusal's code, and the step-up challenge when there is one.
- */
-export function authorizeOperation(metadataUrl: string, principal: Principal, op: AdminOperation): void {
-  const decision = decide(principal, operationRequirement(op));
-  if (decision.allowed) return;
-  const refusal = decisionRefusal(metadataUrl, decision);
-  throw problem(decision.reason, {
-    detail: refusal.description,
-    headers: challengeHeaders(refusal),
-  });
 }
 
 function fieldErrors(where: string, error: z.ZodError): FieldError[] {
@@ -94,11 +82,7 @@ function apiFields(op: AdminOperation, err: unknown): unknown {
       ? e
       : { ...e, field: `${where}.${e.field.split('.').map(snakeKey).join('.')}` },
   );
-  return new ProblemError(err.status, err.code, err.title, {
-    detail: err.detail,
-    errors,
-    headers: err.headers as Record<string, string>,
-  });
+  return problem(err.code, { detail: err.detail, errors, headers: err.headers as Record<string, string> });
 }
 
 const lostRace = () =>
@@ -124,7 +108,7 @@ async function conditionally<T>(app: AppContext, run: (tx: Tx) => Promise<T>): P
 export type ValidInput = ReturnType<typeof parseInput>;
 
 /**
- * Runs one operation for a principal the surface has already authorized (REST: authorizeOperation;
+ * Runs one operation for a principal the surface has already authorized (REST: the bearer step;
  * MCP: the tool-call gate, both rendering the one decision): input validation, optimistic
  * concurrency (`If-Match`, checked and written in one transaction) and the handler.
  * Framework-free: the REST router and the MCP tools both call this.

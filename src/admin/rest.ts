@@ -1,21 +1,20 @@
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { ProblemError, problems } from '../errors/problem-error.ts';
-import { noteClient } from '../http/access-log.ts';
+import { problemResponse } from '../errors/handler.ts';
+import { ProblemError, problem, problems } from '../errors/problem-error.ts';
+import { refusalProblem, renderRefusals } from '../errors/refusal.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { resourceMetadataUrl } from '../oauth/resource-param.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
-import { challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
-import type { Principal } from '../resource/principal.ts';
+import { bearerStep } from '../resource/middleware.ts';
 import { adminOperations } from './catalogue.ts';
 import type { AdminOperation, RawUpload } from './define-operation.ts';
 import { registerDocs } from './docs.ts';
 import { checkIdempotencyKey, type IdempotentRequest, runIdempotently } from './idempotency.ts';
 import {
-  authorizeOperation,
   entityTag,
   type InvokeResult,
   invokeOperation,
+  operationRequirement,
   parseInput,
   runOperation,
 } from './invoke.ts';
@@ -28,19 +27,6 @@ export function honoPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 
-async function authenticate(ctx: AppContext, c: Context): Promise<Principal> {
-  const result = await ctx.verifier.verify(c.req.header('authorization'));
-  if (result.ok) {
-    noteClient(c, result.principal.clientId);
-    return result.principal;
-  }
-  const refusal = tokenRefusal(resourceMetadataUrl(ctx.config.baseUrl), result, MCP_CHALLENGE_SCOPES);
-  throw new ProblemError(401, 'invalid_token', 'Unauthorized', {
-    detail: refusal.description,
-    headers: challengeHeaders(refusal),
-  });
-}
-
 // JSON bodies only: a wrong media type is a 415, unparsable JSON a 400, an empty body `{}`.
 async function jsonBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
@@ -50,14 +36,11 @@ async function jsonBody(c: Context): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ProblemError(400, 'malformed_json', 'Bad Request', {
-      detail: 'The request body is not valid JSON.',
-    });
+    throw problem('malformed_json', { detail: 'The request body is not valid JSON.' });
   }
 }
 
-const malformedMultipart = (detail: string) =>
-  new ProblemError(400, 'malformed_multipart', 'Bad Request', { detail });
+const malformedMultipart = (detail: string) => problem('malformed_multipart', { detail });
 
 // RFC 7578 §4.1: the parts of multipart/form-data are delimited by the `boundary` parameter
 // (RFC 2046 §5.1.1); a body without one, with parts under another boundary, or cut off before
@@ -148,9 +131,13 @@ function withoutOnce(op: AdminOperation, body: unknown): unknown {
 function route(ctx: AppContext, op: AdminOperation) {
   const readPath = locationTemplate(op, adminOperations);
   const location = readPath && `${ctx.config.baseUrl}${readPath}`;
+  // The token, then the one decision for this operation (its audience and scope).
+  const authenticate = bearerStep(ctx, {
+    challengeScopes: MCP_CHALLENGE_SCOPES,
+    need: operationRequirement(op),
+  });
   return async (c: Context) => {
-    const principal = await authenticate(ctx, c);
-    authorizeOperation(resourceMetadataUrl(ctx.config.baseUrl), principal, op);
+    const principal = await authenticate(c);
     const query = singleQuery(c);
     let body: unknown;
     let raw: RawUpload | undefined;
@@ -212,6 +199,8 @@ function route(ctx: AppContext, op: AdminOperation) {
 /** The admin REST API (`/api/v1/…`), its OpenAPI document and its rendered reference. */
 export function createAdminApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Bearer refusals are problems here (RFC 9457), with the refusal's code and its challenge.
+  app.onError(renderRefusals((c, refusal) => problemResponse(c, refusalProblem(refusal))));
   // Browser tools on other origins may call the API: it authenticates by bearer header only,
   // never cookies, so any origin is safe; preflights are answered before authentication.
   app.use(

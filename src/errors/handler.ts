@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { OAuthError } from './oauth-error.ts';
 import type { ProblemCode } from './problem-codes.ts';
 import { ProblemError, problem, problems } from './problem-error.ts';
+import { oauthJsonRefusal, RefusalError } from './refusal.ts';
 
 const OAUTH_PATH = /^\/(api\/oauth|oauth)\//;
 
@@ -44,11 +45,14 @@ export function oauthErrorResponse(c: Context, e: OAuthError): Response {
 
 /**
  * The one place errors become responses (architecture style rule 1). Known families keep their
- * format; anything else is logged with its cause and answered without internals.
+ * format; anything else is logged with its cause and answered without internals. A sub-app whose
+ * surface speaks another format renders its refusals first (refusal.ts, `renderRefusals`).
  */
 export function createErrorHandler(logger: Logger) {
   return (thrown: Error, c: Context): Response => {
     let err = thrown;
+    // A bearer refusal no sub-app rendered in its own format: RFC 6750's own answer.
+    if (err instanceof RefusalError) return oauthJsonRefusal(c, err.refusal);
     if (!(err instanceof OAuthError || err instanceof ProblemError) && clientWentAway(c)) {
       // Reading the body failed because the client hung up: nothing of ours broke and nobody
       // will read the answer. One quiet line, no stack (the stack is Node's, not ours).

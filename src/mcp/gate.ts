@@ -1,6 +1,7 @@
+import { type BearerRefusal, RefusalError } from '../errors/refusal.ts';
 import { ACCOUNT_CHALLENGE_SCOPES, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { decide, type Refusal } from '../resource/authorization.ts';
-import { type BearerRefusal, decisionRefusal, tokenRefusal } from '../resource/middleware.ts';
+import { decisionRefusal, tokenRefusal } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
 import { type AnyMcpTool, toolRequirement } from './tool.ts';
 
@@ -8,9 +9,13 @@ import { type AnyMcpTool, toolRequirement } from './tool.ts';
 export type JsonRpcId = string | number | null;
 
 /** A refusal of one JSON-RPC request of the body, with the id its error answer carries. */
-export interface GateRefusal {
-  readonly refusal: BearerRefusal;
+export class ToolCallRefusal extends RefusalError {
+  override name = 'ToolCallRefusal';
   readonly id: JsonRpcId;
+  constructor(refusal: BearerRefusal, id: JsonRpcId) {
+    super(refusal);
+    this.id = id;
+  }
 }
 
 function idOf(message: Record<string, unknown>): JsonRpcId {
@@ -42,14 +47,15 @@ function mergeScopeRefusals(refusals: readonly Refusal[]): Refusal {
  * otherwise the one authorization decision (resource/authorization.ts) per call, rendered as
  * 403: a wrong audience or a lost operator role first, else every missing scope of the body in
  * one `insufficient_scope` challenge, the MCP authorization spec's step-up signal. Unknown tools
- * and every other method pass through for the MCP server to answer as JSON-RPC.
+ * and every other method pass through for the MCP server to answer as JSON-RPC. A refusal is
+ * thrown (ToolCallRefusal) for the endpoint's `onError` to answer.
  */
 export function gateToolCalls(
   body: unknown,
   principal: Principal | null,
   metadataUrl: string,
   findTool: (name: string) => AnyMcpTool | undefined,
-): GateRefusal | undefined {
+): void {
   const messages = Array.isArray(body) ? body : [body];
   const scopeRefusals: Refusal[] = [];
   let firstScopeId: JsonRpcId = null;
@@ -67,14 +73,14 @@ export function gateToolCalls(
       const scopes = principal ? undefined : tool.anonymousChallenge?.(args as Record<string, unknown>);
       if (scopes) {
         const description = 'Sign in to use more tools.';
-        return {
-          id: idOf(m),
-          refusal: tokenRefusal(
+        throw new ToolCallRefusal(
+          tokenRefusal(
             metadataUrl,
             { ok: false, error: 'invalid_token', description, tokenPresented: false },
             scopes,
           ),
-        };
+          idOf(m),
+        );
       }
       continue;
     }
@@ -82,23 +88,23 @@ export function gateToolCalls(
       // An unauthenticated call outranks a scope refusal in the same batch: the token comes first.
       // RFC 6750 §3: error_description excludes '"' and '\\', so names are not quoted.
       const description = `The tool ${tool.name} needs an access token with the ${tool.scope} scope.`;
-      return {
-        id: idOf(m),
-        refusal: tokenRefusal(
+      throw new ToolCallRefusal(
+        tokenRefusal(
           metadataUrl,
           { ok: false, error: 'invalid_token', description, tokenPresented: false },
           anonymousChallengeScopes(tool),
         ),
-      };
+        idOf(m),
+      );
     }
     const decision = decide(principal, need);
     if (decision.allowed) continue;
     if (decision.reason !== 'insufficient_scope') {
-      return { id: idOf(m), refusal: decisionRefusal(metadataUrl, decision) };
+      throw new ToolCallRefusal(decisionRefusal(metadataUrl, decision), idOf(m));
     }
     if (scopeRefusals.length === 0) firstScopeId = idOf(m);
     scopeRefusals.push(decision);
   }
-  if (scopeRefusals.length === 0) return undefined;
-  return { id: firstScopeId, refusal: decisionRefusal(metadataUrl, mergeScopeRefusals(scopeRefusals)) };
+  if (scopeRefusals.length === 0) return;
+  throw new ToolCallRefusal(decisionRefusal(metadataUrl, mergeScopeRefusals(scopeRefusals)), firstScopeId);
 }

@@ -1,16 +1,16 @@
 import { type AuthInfo, createMcpHandler, isJsonContentType } from '@modelcontextprotocol/server';
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { noteClient } from '../http/access-log.ts';
+import { type BearerRefusal, challengeHeaders, renderRefusals } from '../errors/refusal.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { resourceMetadataUrl } from '../oauth/resource-param.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
-import { type BearerRefusal, challengeHeaders, tokenRefusal } from '../resource/middleware.ts';
+import { bearerStep } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';
 import { mcpTools } from './all-tools.ts';
 import { createToolCatalogue } from './catalogue.ts';
 import { createFastPath } from './fast-path.ts';
-import { gateToolCalls, type JsonRpcId } from './gate.ts';
+import { gateToolCalls, type JsonRpcId, ToolCallRefusal } from './gate.ts';
 import { originRefusal } from './origin.ts';
 import { versionRefusal } from './protocol-version.ts';
 import { buildServer } from './server.ts';
@@ -76,14 +76,20 @@ export interface McpAppOptions {
  * revision for clients that negotiate it, and stateless serving of the 2025 revisions (up to
  * 2025-11-25) for the rest; no sessions, so GET and DELETE answer 405 (docs/decisions.md).
  * Order: CORS preflight, Origin, bearer token, per-tool scope gate, then the fast path for the
- * single requests it is sure of (tools/call, tools/list, ping; fast-path.ts), else the SDK.
+ * single requests it is sure of (tools/call, tools/list, ping; fast-path.ts), else the SDK. The
+ * bearer step and the gate throw their refusals; `onError` answers them as JSON-RPC errors.
  */
 export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { baseUrl } = ctx.config;
   // The MCP endpoint's own resource (RFC 9728 §3.3): its challenges point at its metadata.
   const metadataUrl = resourceMetadataUrl(baseUrl, '/mcp');
-  const verifier = ctx.verifier;
+  // No header is anonymous; any header that fails is not (spec §4.7, product.md §6).
+  const authenticate = bearerStep(ctx, {
+    challengeScopes: MCP_CHALLENGE_SCOPES,
+    resource: '/mcp',
+    anonymous: true,
+  });
   const catalogue = createToolCatalogue(mcpTools());
   const fastPath = options.fastPath === false ? undefined : createFastPath(ctx, catalogue);
   // What the route decided for a request, handed to the SDK's server factory.
@@ -98,6 +104,13 @@ export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono
       maxRequestBodySize: ctx.config.bodyLimitBytes,
       onerror: (err) => ctx.logger.debug({ err }, 'mcp request rejected'),
     },
+  );
+
+  // A refusal of the token or of a tool call is a JSON-RPC error with the RFC 6750 challenge.
+  app.onError(
+    renderRefusals((c, refusal, thrown) =>
+      refuse(c, refusal, thrown instanceof ToolCallRefusal ? thrown.id : null),
+    ),
   );
 
   // Browser MCP clients: answered before auth; `*` is safe because no cookies are involved.
@@ -131,15 +144,7 @@ export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono
       if (bad) return jsonRpcError(c, 400, bad.id, bad.code, bad.message, bad.data);
     }
 
-    // No header is anonymous; any header that fails is not (spec §4.7, product.md §6).
-    const verified = await verifier.verify(c.req.header('authorization'));
-    let principal: Principal | null = null;
-    if (verified.ok) {
-      principal = verified.principal;
-      noteClient(c, principal.clientId);
-    } else if (verified.tokenPresented) {
-      return refuse(c, tokenRefusal(metadataUrl, verified, MCP_CHALLENGE_SCOPES), null);
-    }
+    const principal = await authenticate(c);
 
     let parsedBody: unknown;
     if (c.req.method === 'POST' && isJsonContentType(c.req.header('content-type') ?? '')) {
@@ -148,8 +153,7 @@ export function createMcpApp(ctx: AppContext, options: McpAppOptions = {}): Hono
       } catch {
         return jsonRpcError(c, 400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON.');
       }
-      const gated = gateToolCalls(parsedBody, principal, metadataUrl, catalogue.find);
-      if (gated) return refuse(c, gated.refusal, gated.id);
+      gateToolCalls(parsedBody, principal, metadataUrl, catalogue.find);
       const answered = await fastPath?.answer(c.req.raw, parsedBody, principal);
       if (answered) return answered;
     }

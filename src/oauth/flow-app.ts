@@ -33,7 +33,7 @@ export function createOAuthFlowApp(ctx: AppContext, pages: AuthorizePages): Hono
   }
   app.route('/', createAuthorizeApp(ctx, pages));
   app.route('/', createTokenApp(ctx));
-  app.route('/', createUserInfoApp(ctx) as unknown as Hono<AppEnv>);
+  app.route('/', createUserInfoApp(ctx));
   app.route('/', createRevokeApp(ctx));
   app.route('/', createIntrospectApp(ctx));
   return app;

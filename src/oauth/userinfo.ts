@@ -6,7 +6,8 @@ import { identityClaims } from './claims.ts';
 /**
  * GET and POST /api/oauth/userinfo (OIDC Core §5.3): the bearer token only in the Authorization
  * header (RFC 6750 §2.1; query and body tokens are not read), `openid` required, claims gated
- * by scope exactly as in the id_token.
+ * by scope exactly as in the id_token. A refusal takes the app handler's default rendering,
+ * OAuth JSON with the RFC 6750 challenge (errors/refusal.ts).
  */
 export function createUserInfoApp(ctx: AppContext): Hono<ProtectedEnv> {
   const app = new Hono<ProtectedEnv>();

@@ -1,42 +1,12 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { type BearerRefusal, RefusalError } from '../errors/refusal.ts';
 import { noteClient } from '../http/access-log.ts';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext, AppEnv } from '../http/context.ts';
 import { type ResourcePath, resourceMetadataUrl } from '../oauth/resource-param.ts';
 import { decide, type Refusal, type Requirement } from './authorization.ts';
 import { bearerChallenge } from './challenge.ts';
 import type { Principal } from './principal.ts';
 import type { BearerFailure } from './verifier.ts';
-
-/**
- * A refusal of a protected resource: 401 (token) or 403 (audience, role or scope). It carries a
- * `WWW-Authenticate` challenge only where the client can act on one: a 401, or a 403 naming
- * scopes this client may be granted (RFC 6750 §3.1 step-up). A refusal no consent can lift has
- * none, so no client loops into a consent it can never pass.
- */
-export interface BearerRefusal {
-  readonly status: 401 | 403;
-  readonly error: 'invalid_token' | Refusal['reason'];
-  readonly description: string;
-  /** The full `WWW-Authenticate` header value, when there is one. */
-  readonly challenge?: string;
-  /** For a step-up: the scopes to ask for, space-separated. */
-  readonly scope?: string;
-}
-
-/** The `WWW-Authenticate` header of a refusal, or none. */
-export function challengeHeaders(r: BearerRefusal): Record<string, string> {
-  return r.challenge ? { 'WWW-Authenticate': r.challenge } : {};
-}
-
-/** Renders a refusal in the surface's own error format (OAuth JSON, problem, GraphQL, JSON-RPC). */
-export type RefusalRenderer = (c: Context, refusal: BearerRefusal) => Response;
-
-/** Default rendering: RFC 6750 header plus an RFC 6749 §5.2-style JSON body. */
-export const oauthJsonRefusal: RefusalRenderer = (c, r) =>
-  c.json({ error: r.error, error_description: r.description }, r.status, {
-    ...challengeHeaders(r),
-    'Cache-Control': 'no-store',
-  });
 
 /** Turns a verification failure into a 401 refusal (product.md §6). */
 export function tokenRefusal(
@@ -76,40 +46,68 @@ export function decisionRefusal(metadataUrl: string, refusal: Refusal): BearerRe
   };
 }
 
-/** Principal-carrying Hono environment for protected routes. */
-export interface ProtectedEnv {
-  Variables: { principal: Principal; requestId: string };
+/** How one surface asks for a bearer token. */
+export interface BearerOptions {
+  /** The scopes a 401's challenge names. */
+  readonly challengeScopes: readonly string[];
+  /** What the token must allow (the one decision, authorization.ts); checked once it is valid. */
+  readonly need?: Requirement;
+  /** Answer a request without credentials with `error="invalid_token"` too (the Account API). */
+  readonly errorWhenMissing?: boolean;
+  /** Which of this origin's resources refuses: its metadata is what the challenge points at. */
+  readonly resource?: ResourcePath;
 }
 
 /**
- * Requires a valid bearer token (and optionally meets a requirement); sets `principal`. Thin:
- * verification and the decision live in the framework-free verifier and authorization.ts.
+ * The one bearer step of every protected surface: verifies the `Authorization` header, notes the
+ * token's client for the access log, meets the requirement, and returns the principal; anything
+ * else is thrown as a RefusalError for the sub-app's `onError` to render in its own format.
+ * With `anonymous`, a request that presents no credentials goes on as `null` instead.
  */
-export function requireBearer(
+export function bearerStep(
   ctx: AppContext,
-  options: {
-    challengeScopes: readonly string[];
-    need?: Requirement;
-    errorWhenMissing?: boolean;
-    render?: RefusalRenderer;
-    /** Which of this origin's resources refuses: its metadata is what the challenge points at. */
-    resource?: ResourcePath;
-  },
-): MiddlewareHandler<ProtectedEnv> {
+  options: BearerOptions & { readonly anonymous: true },
+): (c: Context) => Promise<Principal | null>;
+export function bearerStep(ctx: AppContext, options: BearerOptions): (c: Context) => Promise<Principal>;
+export function bearerStep(
+  ctx: AppContext,
+  options: BearerOptions & { readonly anonymous?: boolean },
+): (c: Context) => Promise<Principal | null> {
   const verifier = ctx.verifier;
+  // Built once per surface: the challenge's pointer at the resource's metadata (RFC 9728 §5.1).
   const metadataUrl = resourceMetadataUrl(ctx.config.baseUrl, options.resource);
-  const render = options.render ?? oauthJsonRefusal;
-  return async (c, next) => {
+  const { need, anonymous = false } = options;
+  return async (c) => {
     const result = await verifier.verify(c.req.header('authorization'));
     if (!result.ok) {
-      return render(c, tokenRefusal(metadataUrl, result, options.challengeScopes, options.errorWhenMissing));
+      if (anonymous && !result.tokenPresented) return null;
+      throw new RefusalError(
+        tokenRefusal(metadataUrl, result, options.challengeScopes, options.errorWhenMissing),
+      );
     }
-    if (options.need) {
-      const decision = decide(result.principal, options.need);
-      if (!decision.allowed) return render(c, decisionRefusal(metadataUrl, decision));
+    const principal = result.principal;
+    noteClient(c, principal.clientId);
+    if (need) {
+      const decision = decide(principal, need);
+      if (!decision.allowed) throw new RefusalError(decisionRefusal(metadataUrl, decision));
     }
-    noteClient(c, result.principal.clientId);
-    c.set('principal', result.principal);
+    return principal;
+  };
+}
+
+/** Principal-carrying Hono environment for protected routes: the app's, plus the principal. */
+export interface ProtectedEnv extends AppEnv {
+  Variables: AppEnv['Variables'] & { principal: Principal };
+}
+
+/**
+ * The bearer step as middleware: sets `principal`. A refusal is thrown; the app's handler answers
+ * it in OAuth JSON (RFC 6750 §3) unless the sub-app's `onError` renders it another way.
+ */
+export function requireBearer(ctx: AppContext, options: BearerOptions): MiddlewareHandler<ProtectedEnv> {
+  const authenticate = bearerStep(ctx, options);
+  return async (c, next) => {
+    c.set('principal', await authenticate(c));
     await next();
   };
 }

@@ -1,5 +1,5 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import { ProblemError, problems } from '../../errors/problem-error.ts';
+import { type ProblemError, problem, problems } from '../../errors/problem-error.ts';
 
 /** Default and largest page size of every list (product.md §6). */
 export const DEFAULT_PAGE_LIMIT = 20;
@@ -42,7 +42,7 @@ export function encodeCursor(id: string): string {
  * or naming a row the caller's list does not hold (another school's, another member's, hidden).
  */
 export function invalidCursor(): ProblemError {
-  return new ProblemError(400, 'invalid_cursor', 'Bad Request', {
+  return problem('invalid_cursor', {
     detail: 'The cursor is not one this API returned.',
   });
 }
@@ -111,7 +111,7 @@ interface CursorPosition {
 /**
  * Finds the cursor row inside the caller's own filtered query (school, member, audience,
  * status: whatever `query` already says), never in the bare table: paging relative to a row the
- * caller may not list would reveal where its sort value falls (issue #15). A row outside the
+ * caller may not list would reveal where its sort value falls. A row outside the
  * query, deleted, or never ours is 400 `invalid_cursor`; the client starts again from page one.
  */
 async function cursorPosition<DB, TB extends keyof DB, O>(

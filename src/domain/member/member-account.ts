@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProblemError } from '../../errors/problem-error.ts';
+import { problem } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { loadCurricula } from '../catalog/curriculum.ts';
@@ -218,12 +218,12 @@ export async function cancelMemberEventRegistration(
   const event = await getEvent(db, scope.schoolId, eventId);
   const registration = await findRegistrationOf(db, scope.schoolId, eventId, scope.userId);
   if (!registration || registration.status === 'canceled') {
-    throw new ProblemError(409, 'not_registered', 'Conflict', {
+    throw problem('not_registered', {
       detail: 'You are not registered for this event.',
     });
   }
   if (event.endsAt <= isoNow()) {
-    throw new ProblemError(409, 'event_ended', 'Conflict', { detail: 'This event has already ended.' });
+    throw problem('event_ended', { detail: 'This event has already ended.' });
   }
   return cancelRegistration(db, scope.schoolId, registration.id);
 }
