@@ -1,6 +1,3 @@
-import { fromJsonSchema } from '@modelcontextprotocol/server';
-import { unknownKeysMessage } from './tool-input.ts';
-
 /** The Standard Schema shape the SDK takes for tool input and output (StandardJSONSchemaV1). */
 export interface JsonCarryingSchema {
   readonly '~standard': {
@@ -54,49 +51,21 @@ export function cachedJsonSchema(schema: StandardWithJson): JsonCarryingSchema {
   };
 }
 
-type Issues = { issues?: ReadonlyArray<{ message: string }> };
-
 /**
- * For a closed object schema and an argument object with keys it does not list: a rewrite of the
- * validator's answer naming those keys and the accepted ones, as zod tool inputs do
- * (tool-input.ts), instead of "data must NOT have additional properties".
+ * A Standard Schema validated by `validate` alone, listed with the JSON Schema `build` returns,
+ * built on first use and then kept (one admin operation takes milliseconds to convert; the whole
+ * catalogue at start-up would delay boot, and most processes never list every tool).
  */
-function unknownKeysOf(json: Record<string, unknown>, value: unknown) {
-  if (json.additionalProperties !== false || typeof value !== 'object' || value === null) return undefined;
-  const accepted = Object.keys((json.properties as Record<string, unknown> | undefined) ?? {});
-  const unknown = Object.keys(value).filter((k) => !accepted.includes(k));
-  if (unknown.length === 0) return undefined;
-  return (result: unknown) => {
-    const others = ((result as Issues).issues ?? []).filter(
-      (i) => i.message !== 'data must NOT have additional properties',
-    );
-    return { issues: [{ message: unknownKeysMessage(unknown, accepted) }, ...others] };
-  };
-}
-
-/**
- * A JSON Schema, built and compiled for the SDK's validator on first use rather than at start-up
- * (one admin operation takes milliseconds; the whole catalogue would delay boot by seconds).
- */
-export function lazyJsonSchema(build: () => Record<string, unknown>): JsonCarryingSchema {
+export function lazyJsonSchema(
+  validate: (value: unknown) => unknown,
+  build: () => Record<string, unknown>,
+): JsonCarryingSchema {
   let json: Record<string, unknown> | undefined;
-  let compiled: ReturnType<typeof fromJsonSchema> | undefined;
   const get = () => {
     json ??= build();
     return json;
   };
   return {
-    '~standard': {
-      version: 1,
-      vendor: 'lectern',
-      validate: (value) => {
-        compiled ??= fromJsonSchema(get());
-        const result = compiled['~standard'].validate(value);
-        const unknownKeys = unknownKeysOf(get(), value);
-        if (!unknownKeys) return result;
-        return result instanceof Promise ? result.then(unknownKeys) : unknownKeys(result);
-      },
-      jsonSchema: { input: get, output: get },
-    },
+    '~standard': { version: 1, vendor: 'lectern', validate, jsonSchema: { input: get, output: get } },
   };
 }
