@@ -7,7 +7,7 @@ import { BENCH_DATABASE_URL, startFloor } from './servers.ts';
 /**
  * The library floors (floor-server.ts): graphql-js, graphql-jit and the MCP server SDK alone, with no
  * token check, database or middleware, and Lectern's MCP fast path alone on a constant tool. No
- * goals of their own; they bound what the issue #4 and #6
+ * goals of their own; they bound what the GraphQL and MCP
  * scenarios can reach on this stack.
  */
 function floorScenario(
@@ -98,7 +98,7 @@ export const floorScenarios: Scenario[] = [
     MCP_2026,
     toolsCall(true),
   ),
-  // The "MCP layer alone" goal (issue #14): Lectern's fast path, which now serves these calls.
+  // The "MCP layer alone" goal: Lectern's fast path, which now serves these calls.
   floorScenario(
     'floor: MCP fast path alone, tools/call of a constant tool (2025-11-25)',
     '/mcp-fast',

@@ -12,7 +12,7 @@
  *   a constant, stateless, as Lectern serves it.
  * - POST /mcp-fast: Lectern's MCP fast path (src/mcp/fast-path.ts) answering tools/call of one
  *   public tool that returns a constant: the MCP layer as Lectern now serves it, without the token
- *   check, the database or the middleware (the "MCP layer alone" goal of issue #14).
+ *   check, the database or the middleware (the "MCP layer alone" goal).
  * - GET /pg (with BENCH_DATABASE_URL): one `select 1` through a pg pool of Lectern's size, the
  *   cost of one PostgreSQL round trip; a path needing n of them cannot beat 1/n of this row.
  */

@@ -1,6 +1,6 @@
 /**
  * In-process cost per request (µs of CPU, no socket, no load generator): Lectern's app.fetch
- * against a fresh SQLite database with the demo data, for the hot paths of issue #14. Use with
+ * against a fresh SQLite database with the demo data, for the hot paths. Use with
  * `node --cpu-prof bench/in-process.ts [only]` to profile one path; the figures are for finding
  * where time goes, the socket bench (run.ts) says how far a path is from its goal. The write
  * paths (`refresh`: rotation, each answer's refresh token presented next; `code`: code exchange

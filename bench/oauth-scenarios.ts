@@ -180,7 +180,7 @@ export async function measureRotation(
   return { figures: await measure(chained()), note: 'each refresh token presented once' };
 }
 
-/** The OAuth load scenarios of issue #3 with their goals (share of the baseline's req/s). */
+/** The OAuth load scenarios with their goals (share of the baseline's req/s). */
 export const oauthScenarios: Scenario[] = [
   {
     name: 'oauth userinfo (valid token)',

@@ -1,6 +1,6 @@
 /**
- * CPU per write of `recordLectureProgress` with and without its outbox call (issue #13's 15 %
- * budget), in process on SQLite, the variants interleaved in rounds so the machine's load falls
+ * CPU per write of `recordLectureProgress` with and without its outbox call (the event's
+ * budget: ≥ 85 % of the write without it), in process on SQLite, the variants interleaved in rounds so the machine's load falls
  * on each alike. For finding where the outbox's cost goes, `node --cpu-prof`, or instruction
  * counts, which the machine's load does not move: with BENCH_CALLGRIND=1 the measured writes
  * (only) are counted, one variant per run:

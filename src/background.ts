@@ -1,10 +1,59 @@
-import { purgeExpired } from './oauth/housekeeping.ts';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { jobs as commerceJobs } from './domain/commerce/jobs.ts';
+import { jobs as learningJobs } from './domain/learning/jobs.ts';
+import { jobs as eventJobs } from './events/jobs.ts';
+import { jobs as oauthJobs } from './oauth/jobs.ts';
 import type { Runtime } from './runtime.ts';
-import { eventHousekeeping } from './webhooks/housekeeping.ts';
+import type { Db } from './store/database.ts';
+import type { HousekeepingJob } from './store/housekeeping.ts';
+import { nowMs } from './store/time.ts';
+import { jobs as webhookJobs } from './webhooks/jobs.ts';
 import { createWebhookWorker, type WebhookWorker } from './webhooks/worker.ts';
 
-/** How often housekeeping runs: expired codes, tokens and sessions; expiries, period ends, retention. */
+/** How often housekeeping runs. */
 const HOUSEKEEPING_EVERY_MS = 15 * 60_000;
+
+/**
+ * Every feature's housekeeping jobs, each declared by its feature (`jobs.ts`), run in this order:
+ * expired codes, tokens and sessions; enrollment expiries; subscription period ends; the delivery
+ * log; the audit trail's retention.
+ */
+export const HOUSEKEEPING_JOBS: readonly HousekeepingJob[] = [
+  ...oauthJobs,
+  ...learningJobs,
+  ...commerceJobs,
+  ...webhookJobs,
+  ...eventJobs,
+];
+
+/**
+ * Runs each job once at `now`, in turn; what each changed, by job name. With a logger, a job that
+ * changed something logs it, and one that fails is logged and skipped (it runs again next time);
+ * without one, a failure throws.
+ */
+export async function runHousekeeping(
+  db: Db,
+  config: Config,
+  now: number = nowMs(),
+  logger?: Logger,
+  jobs: readonly HousekeepingJob[] = HOUSEKEEPING_JOBS,
+): Promise<Record<string, Record<string, number>>> {
+  const done: Record<string, Record<string, number>> = {};
+  for (const job of jobs) {
+    try {
+      done[job.name] = await job.run(db, now, config);
+    } catch (err) {
+      if (!logger) throw err;
+      logger.warn({ err, job: job.name }, 'housekeeping job failed; it will run again');
+      continue;
+    }
+    if (Object.values(done[job.name]).some((n) => n > 0)) {
+      logger?.info({ job: job.name, done: done[job.name] }, 'housekeeping done');
+    }
+  }
+  return done;
+}
 
 /** The background work of a process: housekeeping, and the webhook worker when asked. */
 export interface Background {
@@ -21,16 +70,8 @@ export function startBackground(runtime: Runtime, options: { worker: boolean }):
   const { db, logger } = runtime;
   let running: Promise<void> | undefined;
   const housekeep = () => {
-    running ??= (async () => {
-      const purged = await purgeExpired(db, runtime.clock.now());
-      if (Object.values(purged).some((n) => n > 0)) logger.info({ purged }, 'expired rows deleted');
-      const events = await eventHousekeeping(db, runtime.config, runtime.clock.now());
-      const { canceled, pastDue } = events.subscriptions;
-      if (events.expired + canceled + pastDue + events.events + events.attempts + events.deliveries > 0) {
-        logger.info({ events }, 'event housekeeping done');
-      }
-    })()
-      .catch((err) => logger.warn({ err }, 'housekeeping failed; it will run again'))
+    running ??= runHousekeeping(db, runtime.config, runtime.clock.now(), logger)
+      .then(() => undefined)
       .finally(() => {
         running = undefined;
       });

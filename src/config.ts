@@ -104,9 +104,9 @@ export interface Config {
   readonly smtpUrl?: string;
   /** The sender of every email, `Name <address>`. */
   readonly mailFrom: string;
-  /** Domain events (issue #13): how long the audit trail keeps them. */
+  /** Domain events: how long the audit trail keeps them. */
   readonly events: { readonly retentionDays: number };
-  /** Webhook delivery (issue #13; docs/webhooks.md). */
+  /** Webhook delivery (docs/webhooks.md). */
   readonly webhooks: {
     /** Whether `serve` runs the delivery worker (false when `lectern worker` runs apart). */
     readonly worker: boolean;

@@ -1,4 +1,4 @@
-/** The invitation email (issue #16), composed as every account email is (mail/compose.ts). */
+/** The invitation email, composed as every account email is (mail/compose.ts). */
 import { html } from 'hono/html';
 import { composeMail } from '../mail/compose.ts';
 import type { MailMessage } from '../mail/mailer.ts';

@@ -1,5 +1,5 @@
 /**
- * What an operator does to people (issue #16), shared by the admin REST API, its MCP tools and
+ * What an operator does to people, shared by the admin REST API, its MCP tools and
  * the `/admin` pages: the owner rule, delivering the invitation (mail, or the link shown once),
  * and the security log line of each change. The rules about the data stay in the domain.
  */
@@ -150,7 +150,7 @@ export async function changeRoles(
   const current = await getMember(s.db, s.schoolId, memberId);
   requireOwnerFor(s.actor, current.roles.includes('owner') || roles.includes('owner'));
   const updated = await changeMemberRoles(s.db, s.schoolId, memberId, { roles });
-  log(s, 'member.roles_changed', { userId: updated.userId, memberId, roles: updated.roles });
+  log(s, 'member.role_changed', { userId: updated.userId, memberId, roles: updated.roles });
   return updated;
 }
 

@@ -1,6 +1,6 @@
 /**
  * How the `lectern` command fails: one line on standard error and an exit code a script can tell
- * apart (sysexits.h numbers, listed in README's Command line section). Stack traces are kept for
+ * apart (sysexits.h numbers, listed in docs/operations.md). Stack traces are kept for
  * what nobody foresaw (exit 1): a known operational failure is the operator's to fix, and a
  * screenful of driver frames only hides the one line that says how.
  */

@@ -7,7 +7,7 @@ const HALF = 2 ** 40;
 /**
  * Random bytes drawn from the CSPRNG a page at a time: one `randomFillSync` per 4 KiB instead of
  * one per id (an id is made inside every write; a `randomBytes` call and BigInt arithmetic were
- * 11 µs of it, issue #13's outbox budget, docs/performance.md).
+ * 11 µs of it, a large share of what an event may add to a write, docs/performance.md).
  */
 const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;

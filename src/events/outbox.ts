@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { newId } from '../crypto/ids.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { preparedWrite } from '../store/prepared.ts';
@@ -12,15 +11,14 @@ export interface RecordOptions {
   /** Who did it, when not the request's actor (e.g. the system expiring an enrollment). */
   readonly actor?: Actor;
   readonly occurredAt?: string;
-  /** Deliver to this one endpoint only, whatever it subscribed to (test events). */
-  readonly onlyEndpointId?: string;
 }
 
 /**
- * Records one domain event in the outbox, inside the caller's transaction; the table's trigger
- * fans it out to the school's enabled webhook endpoints that subscribed to its type: the event and its
- * deliveries commit or roll back with the change they describe (transactional outbox). Actor and
- * request id come from the request's scope (context.ts) unless given.
+ * Records one domain event in the outbox, inside the caller's transaction: it commits or rolls
+ * back with the change it describes (transactional outbox). A deliverable event's row is marked
+ * `fan_out`, and the webhooks feature gives it its deliveries in the same statement (the trigger
+ * of webhooks/fan-out.ts); the outbox itself writes no table but its own. Actor and request id
+ * come from the request's scope (context.ts) unless given.
  *
  * The data is checked against its type's schema (payloads.ts) first, in every environment: a
  * payload that drifted from the documented contract throws, so the change rolls back and the
@@ -40,9 +38,9 @@ export async function recordEvent<T extends EventType>(
   const actor = options.actor ?? scope.actor;
   const occurredAt = options.occurredAt ?? isoNow();
   const id = newId('evt');
-  // The fan-out to subscribed endpoints is the table's trigger (migration 0010), not a second
-  // round trip; audit-only and test events are not fanned out.
-  const fanOut = !('auditOnly' in EVENT_CATALOGUE[type]) && !options.onlyEndpointId ? 1 : 0;
+  // The fan-out to subscribed endpoints is the table's trigger (webhooks/fan-out.ts), not a
+  // second round trip; audit-only events (test events among them) are not fanned out.
+  const fanOut = 'auditOnly' in EVENT_CATALOGUE[type] ? 0 : 1;
   await insertEvent(
     tx,
     id,
@@ -56,7 +54,6 @@ export async function recordEvent<T extends EventType>(
     scope.requestId,
     fanOut,
   );
-  if (options.onlyEndpointId) await deliverTo(tx, schoolId, id, occurredAt, options.onlyEndpointId);
   return id;
 }
 
@@ -76,13 +73,3 @@ const insertEvent = preparedWrite((db, arg) =>
     fan_out: arg(9) as unknown as number,
   }),
 );
-
-/** One delivery to one enabled endpoint (test events), whatever it subscribed to. */
-async function deliverTo(tx: Db | Tx, schoolId: string, eventId: string, now: string, endpointId: string) {
-  await sql`insert into webhook_deliveries
-      (id, school_id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at, updated_at)
-      select ${newId('whd')}, school_id, id, ${eventId}, 'pending', 0, ${now}, ${now}, ${now}
-        from webhook_endpoints where school_id = ${schoolId} and id = ${endpointId} and enabled = 1`.execute(
-    tx,
-  );
-}

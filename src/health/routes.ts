@@ -63,7 +63,7 @@ export function createHealthApp(ctx: AppContext): Hono<AppEnv> {
   });
   const token = ctx.config.metricsToken;
   if (token === undefined && ctx.config.env === 'production') {
-    // Decided open-with-a-warning (docs/decisions.md, issue #15): route templates and counts only.
+    // Decided open-with-a-warning (docs/decisions.md): route templates and counts only.
     ctx.logger.warn('/metrics is open to anyone: set METRICS_TOKEN to require a bearer token');
   }
   app.get('/metrics', async (c) => {

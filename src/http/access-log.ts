@@ -20,7 +20,7 @@ export function noteClient(c: Context, clientId: string): void {
  */
 export function accessLogRecorder(logger: Logger): (c: Context<AppEnv>, elapsedMs: number) => void {
   // The line's fields are fixed above and hold no credential, so this child skips pino's
-  // redaction: its wildcard paths cost ~3× the rest of the line (docs/decisions.md, issue #16),
+  // redaction: its wildcard paths cost ~3× the rest of the line (docs/decisions.md),
   // and this runs on every request. Anything else logged keeps the parent's redaction.
   const log = logger.child({}, { redact: [] });
   return (c, elapsedMs) => {

@@ -20,7 +20,7 @@ const FOREIGN_ID = /[^\w\-=]/;
  * else a fresh UUID; echoed on the response), one duration measured for both the metrics and
  * the access log, and the default headers on the finished response. Each piece is still defined
  * in its own module; this only saves the per-middleware dispatch, the second clock read and the
- * second AsyncLocalStorage scope (docs/performance.md, issue #14).
+ * second AsyncLocalStorage scope (docs/performance.md).
  */
 export function requestEnvelope(ctx: {
   clock: Clock;

@@ -29,7 +29,7 @@ const REDACT = [
 
 /**
  * JSON logger with secrets redacted. Standard output is written synchronously: pino's asynchronous
- * stream was seen to reorder lines and lose the last one on exit. Since issue #16 there is one
+ * stream was seen to reorder lines and lose the last one on exit. There is one
  * access-log line per request (http/access-log.ts); its cost with a synchronous write is measured
  * in docs/decisions.md, and moving to an asynchronous stream needs a test for ordering first.
  */

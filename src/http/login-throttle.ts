@@ -1,5 +1,5 @@
 /**
- * The sign-in limits (product.md §8, issue #15) and the account lock they amount to (issue #16):
+ * The sign-in limits (product.md §8) and the account lock they amount to:
  * one place that says what the counters are, so `/login` counts, operators see locks and unlock,
  * and a password reset clears them all with the same keys.
  */

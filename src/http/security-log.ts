@@ -1,36 +1,14 @@
 import type { Logger } from 'pino';
+import type { SecurityEvent } from '../events/catalogue.ts';
+
+export { SECURITY_EVENTS, type SecurityEvent } from '../events/catalogue.ts';
 
 /**
  * The security events Lectern logs at info, one JSON line each, named `<subject>.<what happened>`.
- * One list, so an operator's log query can rely on the names (README, "Logs").
+ * The names come from the one event catalogue (events/catalogue.ts): its log-only entries and the
+ * domain types marked `securityLog`, so an action that is also a school's event has the same name
+ * in the log as in the audit trail, and an operator's log query can rely on them (docs/operations.md).
  */
-export const SECURITY_EVENTS = [
-  'login.succeeded',
-  'login.failed',
-  'login.locked',
-  'account.unlocked',
-  'password.changed',
-  'password.reset_requested',
-  'password.reset',
-  'sessions.revoked',
-  'invitation.created',
-  'invitation.resent',
-  'invitation.revoked',
-  'invitation.accepted',
-  'member.roles_changed',
-  'member.removed',
-  'school.created',
-  'grant.created',
-  'grant.revoked',
-  'token.revoked',
-  'member_app.created',
-  'member_app.secret_rotated',
-  'member_app.deleted',
-  'beta.toggled',
-  'signing_key.rotated',
-] as const;
-
-export type SecurityEvent = (typeof SECURITY_EVENTS)[number];
 
 /** Who and what a security event concerns; never a password, token, code or secret. */
 export interface SecurityEventFields {

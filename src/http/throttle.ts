@@ -26,7 +26,7 @@ export interface Throttle {
   /**
    * Check and count in one atomic step: when every rule has room, the attempt is added to each
    * and granted; else nothing is added. N parallel attempts therefore cost N, and at most
-   * `limit` of them are granted (issue #15: check-then-record let bursts through).
+   * `limit` of them are granted (check-then-record let bursts through).
    */
   reserve(rules: readonly ThrottleRule[]): Promise<Reservation>;
   /** Seconds until every rule allows another attempt; 0 when none is over its limit. */

@@ -17,7 +17,7 @@ import { callerTool, runTool, SERVER_INFO } from './server.ts';
 import type { AnyMcpTool } from './tool.ts';
 
 /**
- * The MCP fast path (issue #14, docs/decisions.md): one POSTed JSON-RPC request for `tools/call`,
+ * The MCP fast path (docs/decisions.md): one POSTed JSON-RPC request for `tools/call`,
  * `tools/list` or (2025 era) `ping`, answered as `application/json` without building the SDK's
  * per-request McpServer, transport and stream. It answers only what it is sure of and returns
  * undefined for everything else, which the route then hands to the SDK unchanged. What it answers

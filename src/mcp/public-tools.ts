@@ -15,7 +15,7 @@ import { type AnyMcpTool, defineTool, type ToolCall } from './tool.ts';
 import { cursorArg, limitArg, toolInput } from './tool-input.ts';
 
 /**
- * The school argument, per caller (issue #11): without a token nothing names a school, so it is
+ * The school argument, per caller: without a token nothing names a school, so it is
  * required and the schema says so; with one it defaults to the token's school. Each caller is
  * listed, and validated against, its own variant (McpTool.anonymousInput).
  */

@@ -76,7 +76,7 @@ export interface CallerTool {
   readonly annotations: Record<string, unknown>;
 }
 
-/** The schema listed is the one enforced: per caller, as the tool list itself (issue #11). */
+/** The schema listed is the one enforced: per caller, as the tool list itself. */
 export function callerTool(tool: AnyMcpTool, principal: Principal | null): CallerTool {
   const s = schemasOf(tool);
   return {

@@ -18,7 +18,7 @@ const validClientId = (clientId: string) =>
   typeof clientId === 'string' && clientId.length > 0 && clientId.length <= MAX_CLIENT_ID_LENGTH;
 
 // Every token, revocation and introspection request authenticates its client: the read is
-// compiled once and a named statement on PostgreSQL (issue #14).
+// compiled once and a named statement on PostgreSQL.
 const registeredClient = preparedRead((db, arg) =>
   db.selectFrom('oauth_clients').select(CLIENT_COLUMNS).where('id', '=', arg(0)).where('kind', '!=', 'cimd'),
 );

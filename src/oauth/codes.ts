@@ -59,7 +59,7 @@ export async function issueCode(
 
 // The code, its grant, the grant's school and the user's membership there: one indexed join,
 // compiled once and a named statement on PostgreSQL, so the exchange reads neither the grant nor
-// the membership again (issue #14).
+// the membership again.
 const codeByHash = preparedRead((db, arg) =>
   db
     .selectFrom('oauth_codes as c')

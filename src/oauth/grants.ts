@@ -43,7 +43,7 @@ function toGrant(row: OAuthGrantsTable): Grant {
 
 /**
  * The grant's columns as a read joining `oauth_grants as g` selects them (tokens.ts, codes.ts):
- * the token or code and its grant in one statement instead of two (issue #14).
+ * the token or code and its grant in one statement instead of two.
  */
 export const JOINED_GRANT_COLUMNS = [
   'g.id as g_id',
@@ -219,7 +219,7 @@ export async function revokeGrant(db: Db | Tx, grantId: string): Promise<void> {
 
 /**
  * Revokes every live grant of a person, at every school, with their tokens: a password reset
- * signs the person out of every app too (decisions.md, issue #16). Returns how many grants.
+ * signs the person out of every app too (decisions.md). Returns how many grants.
  */
 export async function revokeAllGrantsOfUser(db: Db | Tx, userId: string): Promise<number> {
   const live = await db

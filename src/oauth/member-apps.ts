@@ -309,7 +309,7 @@ export async function rotateMemberAppSecret(
     const secret = randomToken(32);
     const now = isoNow();
     const previousValidUntil = overlapSeconds > 0 ? isoIn(overlapSeconds) : null;
-    // The new secret and its event commit together (the outbox, issue #13).
+    // The new secret and its event commit together (the outbox).
     const rotated = await inTransaction(db, async (tx) => {
       const result = await tx
         .updateTable('oauth_clients')

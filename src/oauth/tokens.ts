@@ -41,7 +41,7 @@ export interface StoredToken {
   readonly standing: GrantStanding;
 }
 
-// The pair's one INSERT, compiled once (issue #14). Arguments: grant, client, user, school,
+// The pair's one INSERT, compiled once. Arguments: grant, client, user, school,
 // resource, created_at, then hash, scopes and expiry of the access token and of the refresh token.
 const insertPair = preparedWrite((db, arg) => {
   const common = {
@@ -96,7 +96,7 @@ export async function issueTokens(
 
 // The token, its grant, the grant's school and the user's membership there: one indexed join,
 // compiled once and a named statement on PostgreSQL. Refresh, introspection and revocation read
-// it, so none of them reads the grant or the membership again (issue #14).
+// it, so none of them reads the grant or the membership again.
 const tokenByHash = preparedRead((db, arg) =>
   db
     .selectFrom('oauth_tokens as t')

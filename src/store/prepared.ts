@@ -8,7 +8,7 @@ const ARG = '\u0000arg';
 /**
  * A hot statement built with the query builder once per database and compiled once, then
  * executed with each call's arguments: building and compiling a Kysely query cost more than
- * SQLite's execution of the indexed lookups on the UserInfo and introspection paths (issue #14).
+ * SQLite's execution of the indexed lookups on the UserInfo and introspection paths.
  * On PostgreSQL the statement is also named (`preparedOnPostgres`), so each pooled connection
  * plans it once. `build` receives `arg(i)` to place the i-th argument (one argument may be placed
  * several times); every other value in it is fixed. Reads list their columns (a plan outlives

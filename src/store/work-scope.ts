@@ -22,7 +22,7 @@ export interface EventScope {
 /**
  * What a piece of work (a request, a job, a CLI command) carries implicitly: the clock it runs on
  * (store/time.ts) and the event scope its changes are recorded under (events/context.ts). One
- * AsyncLocalStorage for both, so a request opens one scope instead of two (issue #14). The types
+ * AsyncLocalStorage for both, so a request opens one scope instead of two. The types
  * live here so neither module imports the other.
  *
  * The event part is one mutable object shared by every nested scope that did not replace it, so

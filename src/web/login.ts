@@ -101,7 +101,7 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
 
     const address = clientAddress(ctx.config, c);
     const rules = loginRules(normalizeEmail(email), address);
-    // The attempt is counted before the password is checked, in one atomic step (issue #15):
+    // The attempt is counted before the password is checked, in one atomic step:
     // parallel guesses each take a place, so no more than the limit are ever checked.
     const reservation = await ctx.throttle.reserve(rules);
     if (reservation.retryAfter > 0) {

@@ -3,9 +3,9 @@ import { withTransaction } from '../domain/kernel/checks.ts';
 import { type Page, type PageParams, paginate } from '../domain/kernel/pagination.ts';
 import { problem, problems } from '../errors/problem-error.ts';
 import { DELIVERABLE_EVENT_TYPES, patternsMatch } from '../events/catalogue.ts';
-import type { WebhookAttemptsTable } from '../events/tables.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow } from '../store/time.ts';
+import type { WebhookAttemptsTable } from './tables.ts';
 
 /** The most deliveries one replay queues; a wider window is replayed in several calls. */
 export const MAX_REPLAY = 10_000;

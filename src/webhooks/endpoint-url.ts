@@ -16,7 +16,7 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * Checks an endpoint URL as an operator gives it (issue #13 point 6). HTTPS to a name or a public
+ * Checks an endpoint URL as an operator gives it. HTTPS to a name or a public
  * address; no credentials or fragment. `http://` and loopback only when `allowLoopbackHttp`
  * (outside production, for development and tests). The name's DNS answers are checked again at
  * every delivery, and the connection goes to the checked address (post.ts). Returns the URL to

@@ -1,14 +1,18 @@
+import { z } from 'zod';
 import { newId } from '../crypto/ids.ts';
 import { open, seal } from '../crypto/secret-box.ts';
-import { withTransaction } from '../domain/kernel/checks.ts';
+import { Checks, withTransaction } from '../domain/kernel/checks.ts';
+import { worded } from '../domain/kernel/fields.ts';
 import { type Page, type PageParams, paginate } from '../domain/kernel/pagination.ts';
 import { problem, problems } from '../errors/problem-error.ts';
+import { isEventPattern } from '../events/catalogue.ts';
 import { recordEvent } from '../events/outbox.ts';
-import type { WebhookEndpointsTable } from '../events/tables.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { isoNow, nowMs } from '../store/time.ts';
-import { checkEndpointUrl } from './endpoint-url.ts';
+import { queueDelivery } from './deliveries.ts';
+import { checkEndpointUrl, MAX_URL_LENGTH } from './endpoint-url.ts';
 import { newWebhookSecret } from './signing.ts';
+import type { WebhookEndpointsTable } from './tables.ts';
 
 /** Endpoints a school may have: enough for every integration, few enough to fan out cheaply. */
 export const MAX_ENDPOINTS_PER_SCHOOL = 20;
@@ -27,12 +31,44 @@ export interface WebhookEndpoint {
   updatedAt: string;
 }
 
-export interface EndpointInput {
-  url: string;
-  eventTypes: string[];
-  description?: string;
-  enabled?: boolean;
-}
+/** Most subscription patterns one endpoint may list. */
+export const MAX_EVENT_PATTERNS = 50;
+
+/** Longest endpoint description. */
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+/** Subscription patterns: each a deliverable type, `<group>.*` or `*`; 1 to 50 of them. */
+export const EventPatterns = worded(
+  z
+    .array(
+      z
+        .string()
+        .max(100)
+        .refine(isEventPattern, 'must be a deliverable event type, `<group>.*` or `*` (docs/webhooks.md)'),
+    )
+    .min(1)
+    .max(MAX_EVENT_PATTERNS),
+  `must list 1 to ${MAX_EVENT_PATTERNS} event types`,
+).describe('Event types to receive: exact types, `<group>.*` (e.g. `enrollment.*`) or `*` for all.');
+
+/**
+ * What an endpoint is made of, each rule once: the admin API derives its bodies from these
+ * fields, the pages pass what the operator typed, and `createEndpoint`/`updateEndpoint` parse
+ * both with them. The URL's address rules need the configuration (loopback `http` outside
+ * production), so they follow the field's rule in code (`checkEndpointUrl`), under the same
+ * field name.
+ */
+export const EndpointFields = z.object({
+  url: z.string().trim().min(1).max(MAX_URL_LENGTH).describe('HTTPS URL on a public address.'),
+  eventTypes: EventPatterns,
+  description: z.string().max(MAX_DESCRIPTION_LENGTH).optional(),
+  enabled: z.boolean().optional(),
+});
+export type EndpointInput = z.input<typeof EndpointFields>;
+
+/** The fields of a change: any of them. */
+export const EndpointPatchFields = EndpointFields.partial();
+export type EndpointPatch = z.input<typeof EndpointPatchFields>;
 
 /** What endpoint changes need from the configuration. */
 export interface EndpointSettings {
@@ -69,10 +105,24 @@ export function liveSecrets(row: WebhookEndpointsTable, key: Uint8Array, now: st
   return secrets;
 }
 
-function checkUrl(url: string, allowLoopbackHttp: boolean): string {
-  const checked = checkEndpointUrl(url, allowLoopbackHttp);
-  if (!checked.ok) throw problems.validation([{ field: 'body.url', message: checked.message }]);
-  return checked.url;
+/**
+ * Parses an endpoint's input with its fields, then its URL's address rules, and throws one 422
+ * `validation_failed` naming every failing field (`url`, `eventTypes.0`, `description`).
+ */
+function parseEndpoint<S extends typeof EndpointFields | typeof EndpointPatchFields>(
+  fields: S,
+  input: object,
+  allowLoopbackHttp: boolean,
+): z.output<S> {
+  const c = new Checks();
+  const parsed: { url?: string } = c.parse(fields, input);
+  if (parsed.url !== undefined) {
+    const checked = checkEndpointUrl(parsed.url, allowLoopbackHttp);
+    if (checked.ok) parsed.url = checked.url;
+    else c.fail('url', checked.message);
+  }
+  c.done();
+  return parsed as z.output<S>;
 }
 
 async function endpointRow(db: Db | Tx, schoolId: string, id: string): Promise<WebhookEndpointsTable> {
@@ -108,7 +158,11 @@ export async function createEndpoint(
   input: EndpointInput,
   settings: EndpointSettings,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const url = checkUrl(input.url, settings.allowLoopbackHttp);
+  const { url, eventTypes, description, enabled } = parseEndpoint(
+    EndpointFields,
+    input,
+    settings.allowLoopbackHttp,
+  );
   const secret = newWebhookSecret();
   const id = newId('whe');
   const now = isoNow();
@@ -127,9 +181,9 @@ export async function createEndpoint(
       id,
       school_id: schoolId,
       url,
-      description: input.description ?? '',
-      event_types: JSON.stringify(input.eventTypes),
-      enabled: input.enabled === false ? 0 : 1,
+      description: description ?? '',
+      event_types: JSON.stringify(eventTypes),
+      enabled: enabled === false ? 0 : 1,
       disabled_reason: null,
       secret: sealed(settings.key, id, secret),
       previous_secret: null,
@@ -142,7 +196,7 @@ export async function createEndpoint(
     await recordEvent(tx, schoolId, 'webhook_endpoint.created', {
       endpoint_id: id,
       url,
-      event_types: input.eventTypes,
+      event_types: eventTypes,
     });
     return { endpoint: toEndpoint(row, now), secret };
   });
@@ -153,11 +207,12 @@ export async function updateEndpoint(
   db: Db | Tx,
   schoolId: string,
   id: string,
-  patch: Partial<EndpointInput>,
+  input: EndpointPatch,
   settings: EndpointSettings,
 ): Promise<WebhookEndpoint> {
+  const patch = parseEndpoint(EndpointPatchFields, input, settings.allowLoopbackHttp);
   const set: Partial<WebhookEndpointsTable> = {};
-  if (patch.url !== undefined) set.url = checkUrl(patch.url, settings.allowLoopbackHttp);
+  if (patch.url !== undefined) set.url = patch.url;
   if (patch.eventTypes !== undefined) set.event_types = JSON.stringify(patch.eventTypes);
   if (patch.description !== undefined) set.description = patch.description;
   if (patch.enabled !== undefined) {
@@ -175,7 +230,7 @@ export async function updateEndpoint(
       .execute();
     await recordEvent(tx, schoolId, 'webhook_endpoint.updated', {
       endpoint_id: id,
-      changed: Object.keys(patch).filter((k) => patch[k as keyof EndpointInput] !== undefined),
+      changed: Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined),
     });
     return getEndpoint(tx, schoolId, id);
   });
@@ -230,13 +285,10 @@ export async function sendTestEvent(db: Db | Tx, schoolId: string, id: string): 
     if (row.enabled !== 1) {
       throw problem('endpoint_disabled', { detail: 'Enable the endpoint before sending it a test event.' });
     }
-    const eventId = await recordEvent(
-      tx,
-      schoolId,
-      'webhook.test',
-      { endpoint_id: id },
-      { onlyEndpointId: id },
-    );
+    // An audit-only event, so no fan-out: its one delivery goes to this endpoint alone.
+    const now = isoNow();
+    const eventId = await recordEvent(tx, schoolId, 'webhook.test', { endpoint_id: id }, { occurredAt: now });
+    await queueDelivery(tx, schoolId, id, eventId, now);
     return { eventId };
   });
 }

@@ -263,7 +263,7 @@ describe('Account API reads (spec §2.5, product.md §6)', () => {
     assert.equal(foreign.body.errors?.[0].extensions?.code, 'BAD_USER_INPUT');
   });
 
-  it("another member's cursor, or the member's own at another school, is BAD_USER_INPUT (issue #15)", async () => {
+  it("another member's cursor, or the member's own at another school, is BAD_USER_INPUT", async () => {
     const theirs = await t.runtime.db
       .selectFrom('enrollments')
       .select('id')

@@ -1,5 +1,5 @@
 /**
- * Invitations through the admin REST API and its MCP tools (issue #16): single-use, expiring,
+ * Invitations through the admin REST API and its MCP tools: single-use, expiring,
  * hashed at rest, the same answer whether or not the email has an account (no cross-school
  * oracle), one-time links never stored or logged, and isolation between schools.
  */
@@ -57,7 +57,7 @@ async function join(t: LoggedTestApp, link: string, name = 'New Person', passwor
   return { browser, res: await browser.postForm(path, fields) };
 }
 
-describe('admin API: invitations (issue #16)', () => {
+describe('admin API: invitations', () => {
   let t: LoggedTestApp;
   let ids: DemoIds;
   let demoOwner: ReturnType<typeof api>;
@@ -294,7 +294,7 @@ describe('admin API: invitations (issue #16)', () => {
     assert.ok(
       about('invitation.accepted').some((l) => l.invitationId === r.body.id && l.userId === user!.id),
     );
-    assert.ok(about('member.roles_changed').some((l) => l.memberId === member.id));
+    assert.ok(about('member.role_changed').some((l) => l.memberId === member.id));
     assert.ok(about('member.removed').some((l) => l.memberId === member.id));
     assert.ok(about('invitation.revoked').some((l) => l.invitationId === other.body.id));
     for (const l of events) assert.equal(l.level, 30, 'security events are logged at info');

@@ -1,5 +1,5 @@
 /**
- * Sign-in locks seen and lifted by operators (issue #16): the admin API (REST and its MCP tool)
+ * Sign-in locks seen and lifted by operators: the admin API (REST and its MCP tool)
  * and the /admin page, each confined to the operator's own school.
  */
 import assert from 'node:assert/strict';
@@ -19,7 +19,7 @@ import { api } from './api.ts';
 
 type Call = ReturnType<typeof api>;
 
-describe('locked members: list, read and unlock (issue #16)', () => {
+describe('locked members: list, read and unlock', () => {
   let t: LoggedTestApp;
   let demo: string;
   let other: string;

@@ -1,7 +1,7 @@
 /**
  * Generated from the catalogue: every list operation walks page by page (limit=1, following
  * next_cursor) to exactly what one large page returns, refuses limit=101, and refuses a cursor
- * naming another school's row (issue #15: keyset paging relative to it would bracket its values).
+ * naming another school's row (keyset paging relative to it would bracket its values).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -125,7 +125,7 @@ describe('admin area and account page in Chromium', () => {
     await check(page, 'app-new-error');
     await page.getByLabel('Redirect URIs').fill('http://127.0.0.1/callback');
     await page.getByLabel(/account:write/).check();
-    // POST-redirect-GET (issue #16): the form lands on the app's own page.
+    // POST-redirect-GET: the form lands on the app's own page.
     await page.getByRole('button', { name: 'Create app' }).click();
     await page.waitForURL(/done=created/);
     const clientId = ((await page.locator('#client-id').textContent()) ?? '').trim();
@@ -199,7 +199,7 @@ describe('admin area and account page in Chromium', () => {
     const row = page.getByRole('row', { name: /Study Planner/ });
     assert.match((await row.textContent()) ?? '', /student@example\.com/);
     await check(page, 'connected-apps');
-    // Revoking asks first (issue #16): the confirmation page, then the POST.
+    // Revoking asks first: the confirmation page, then the POST.
     await row.getByRole('link', { name: 'Revoke Study Planner for student@example.com' }).click();
     await page.waitForURL(/\/connected\/revoke\?grant=/);
     assert.match((await page.locator('h1').textContent()) ?? '', /Revoke Study Planner\?/);

@@ -1,10 +1,11 @@
 /**
- * Invitations in a real browser (Debian's Chromium through playwright-core, issue #16): an owner
+ * Invitations in a real browser (Debian's Chromium through playwright-core): an owner
  * invites a lecturer from the members page; with SMTP the email arrives at an in-process SMTP
  * server and the lecturer follows its link, sets a name and password and lands signed in;
  * without SMTP the link is shown once on the members page. Every page is checked with axe-core.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
@@ -134,6 +135,16 @@ describe('invitations in Chromium', () => {
     const student = await (await browser.newContext()).newPage();
     await student.goto(link);
     await assertAccessible(student, 'sign in to accept');
+    // The same page for any email: join with a name and password, or sign in to accept.
+    mkdirSync('test-artifacts/screenshots', { recursive: true });
+    await student.screenshot({ path: 'test-artifacts/screenshots/invitation-join.png', fullPage: true });
+    await student.setViewportSize({ width: 375, height: 800 });
+    await student.screenshot({ path: 'test-artifacts/screenshots/invitation-join-375.png', fullPage: true });
+    assert.equal(
+      await student.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+      true,
+      'no sideways scrolling at 375 px',
+    );
     await student.getByRole('link', { name: 'Sign in to accept' }).click();
     await student.getByLabel('Email').fill('other-student@example.com');
     await student.getByLabel('Password').fill('demo-password');

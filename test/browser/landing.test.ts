@@ -1,5 +1,5 @@
 /**
- * The front page and the browser 404 in Chromium, checked with axe-core (issue #16).
+ * The front page and the browser 404 in Chromium, checked with axe-core.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * Account recovery and settings in a real browser (Debian's Chromium through playwright-core,
- * issue #16): a student forgets the password, follows the emailed link (real mail through the
+ * Account recovery and settings in a real browser (Debian's Chromium through playwright-core):
+ * a student forgets the password, follows the emailed link (real mail through the
  * in-process SMTP server), sets a new one and changes name and password on /account/settings; a
  * locked account meets the lockout page and an owner unlocks it from /admin. Every page is
  * screenshotted and checked with axe-core.
@@ -19,7 +19,7 @@ import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../support/smt
 
 const SHOTS = 'test-artifacts/screenshots';
 
-describe('account recovery, settings and unlock in Chromium (issue #16)', () => {
+describe('account recovery, settings and unlock in Chromium', () => {
   let live: LiveApp;
   let bare: LiveApp;
   let t: TestApp;

@@ -1,6 +1,6 @@
 /**
  * Without Chromium the browser tests are counted as skipped, with the way to enable them, rather
- * than vanishing from the summary inside a skipped suite (issue #16). Every test file that drives
+ * than vanishing from the summary inside a skipped suite. Every test file that drives
  * Chromium goes through test/support/chromium.ts; this runs them all without it.
  */
 import assert from 'node:assert/strict';

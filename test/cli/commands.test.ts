@@ -23,7 +23,7 @@ describe('lectern command line', () => {
     await database.drop();
   });
 
-  it('migrate names each migration it applies, then says nothing is pending (issue #16)', async () => {
+  it('migrate names each migration it applies, then says nothing is pending', async () => {
     const r = await runLectern(['migrate'], env);
     assert.equal(r.code, 0, r.stderr);
     const names = Object.keys(migrations);
@@ -137,7 +137,7 @@ describe('lectern command line', () => {
     assert.equal(await findUserByEmail(db, 'x@example.com'), undefined);
   });
 
-  it('keys rotate prints only the kid and logs signing_key.rotated on stderr (issue #16)', async () => {
+  it('keys rotate prints only the kid and logs signing_key.rotated on stderr', async () => {
     const r = await runLectern(['keys', 'rotate'], env);
     assert.equal(r.code, 0, r.stderr);
     const kid = r.stdout.trim();

@@ -1,5 +1,5 @@
 /**
- * Operational failures an operator meets first (issue #16, "Operations"): each is one line on
+ * Operational failures an operator meets first: each is one line on
  * stderr with its own exit code, and no secret of the environment is ever echoed.
  */
 import assert from 'node:assert/strict';

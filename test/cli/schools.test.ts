@@ -1,5 +1,5 @@
 /**
- * `lectern schools create`: a school and its first owner in one step (issue #16, "Bootstrap"),
+ * `lectern schools create`: a school and its first owner in one step,
  * and the demo seed refused in production.
  */
 import assert from 'node:assert/strict';

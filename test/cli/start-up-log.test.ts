@@ -1,6 +1,6 @@
 /**
  * What `lectern serve` writes while it starts: operators ship it to log stores, so no secret,
- * not even the documented demo password, belongs there (issue #15).
+ * not even the documented demo password, belongs there.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { runHousekeeping } from '../../src/background.ts';
 import { loadConfig } from '../../src/config.ts';
 import { newId } from '../../src/crypto/ids.ts';
 import { hashPassword } from '../../src/crypto/passwords.ts';
@@ -7,7 +8,6 @@ import { createLecture, createSection } from '../../src/domain/catalog/curriculu
 import { recordExpiredEnrollments } from '../../src/domain/learning/enrollment-expiry.ts';
 import { addRoles } from '../../src/domain/school/memberships.ts';
 import { createUser } from '../../src/domain/school/users.ts';
-import { eventHousekeeping } from '../../src/webhooks/housekeeping.ts';
 import { gql } from '../account/graphql.ts';
 import { api } from '../admin/api.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -233,8 +233,8 @@ describe('domain events and the audit trail', () => {
       })
       .execute();
     const before = (await trail(callA, '?limit=100')).data.length;
-    const done = await eventHousekeeping(t.runtime.db, { events: { retentionDays: 400 } });
-    assert.equal(done.events, 1);
+    const done = await runHousekeeping(t.runtime.db, { ...t.config, events: { retentionDays: 400 } });
+    assert.equal(done.events.pruned, 1);
     const after = (await trail(callA, '?limit=100')).data;
     assert.equal(after.length, before - 1);
     assert.ok(after.every((e) => e.id !== old));

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { runHousekeeping } from '../../src/background.ts';
 import { createMembershipPlan } from '../../src/domain/commerce/membership-plans.ts';
 import { RENEWAL_GRACE_MS } from '../../src/domain/commerce/subscription-periods.ts';
 import { createSubscription } from '../../src/domain/commerce/subscriptions.ts';
 import { isoIn } from '../../src/store/time.ts';
-import { eventHousekeeping } from '../../src/webhooks/housekeeping.ts';
 import { api } from '../admin/api.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { DAY, MINUTE } from '../support/clock.ts';
@@ -243,7 +243,7 @@ describe('subscription period ends in housekeeping', () => {
   });
   after(() => t.close());
 
-  const housekeep = () => eventHousekeeping(t.runtime.db, t.config, t.clock.now());
+  const housekeep = () => runHousekeeping(t.runtime.db, t.config, t.clock.now());
   /** Moves the clock, and takes a token that is still valid there. */
   const advance = async (ms: number) => {
     t.clock.advance(ms);

@@ -1,5 +1,5 @@
 /**
- * The access log and the security events (issue #16, "Audit and access logs"): one JSON line
+ * The access log and the security events: one JSON line
  * per request naming the route template, never a credential; a line per security event.
  */
 import assert from 'node:assert/strict';

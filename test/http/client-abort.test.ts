@@ -1,6 +1,6 @@
 /**
  * A client that hangs up before sending the body it announced is the client's business: one
- * quiet debug line, never an error with a stack, and the server keeps serving (issue #15).
+ * quiet debug line, never an error with a stack, and the server keeps serving.
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';

@@ -1,7 +1,7 @@
 /**
  * `/metrics` (Prometheus): behind `Authorization: Bearer <METRICS_TOKEN>` when the token is
  * configured (RFC 6750 §2.1, §3), open otherwise; open in production is allowed but warned about
- * once at start-up (issue #15).
+ * once at start-up.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -6,7 +6,7 @@ import { seedSchool } from '../support/world-mcp.ts';
 import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 /**
- * An anonymous agent goes from `tools/list` to a course outline without guessing (issue #11):
+ * An anonymous agent goes from `tools/list` to a course outline without guessing:
  * every argument it sends comes from a listed schema or from a previous result. Run with both
  * client generations most hosts embed: the v2 client (`@modelcontextprotocol/client`) and the v1
  * SDK (`@modelcontextprotocol/sdk`), which also checks each structured result against the

@@ -1,5 +1,5 @@
 /**
- * The invitation tools of the MCP operator surface (issue #16): derived from the admin catalogue,
+ * The invitation tools of the MCP operator surface: derived from the admin catalogue,
  * listed for an operator token with the members scopes, and answering like the REST API (the
  * one-time link in the tool result when no SMTP is configured).
  */

@@ -11,7 +11,7 @@ import { type Seeded, seedSchool } from '../support/world-mcp.ts';
 import { connectClient, type LiveApp, startLiveApp } from './harness.ts';
 
 /**
- * The public tools keep the contract their schemas advertise, for each caller (issue #11): what
+ * The public tools keep the contract their schemas advertise, for each caller: what
  * `tools/list` shows is what `tools/call` enforces, unknown argument keys are named, and the
  * descriptions name the fields the output really has.
  */

@@ -1,5 +1,5 @@
 /**
- * The eight MCP sign-in journeys (issue #11): each SDK generation × signing in up front with
+ * The eight MCP sign-in journeys: each SDK generation × signing in up front with
  * the SDK's exported `auth()` or after a 401 × an operator agent (loopback registration) or a
  * member agent (the school's member app). Each ends signed in after exactly one consent, with
  * the tools of its audience. Spec §1: a client must not depend on a challenge to discover.

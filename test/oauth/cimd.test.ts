@@ -113,7 +113,7 @@ describe('Client ID Metadata Documents', () => {
         schoolId: null,
         authMethod: 'none',
         secretHash: null,
-        // A secret rotation's overlap (member apps, issue #16): none for a public client.
+        // A secret rotation's overlap (member apps): none for a public client.
         previousSecretHash: null,
         previousSecretExpiresAt: null,
         redirectUris: [`https://${HOST}/callback`, 'http://127.0.0.1/cb'],

@@ -37,7 +37,7 @@ async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }
   }
 }
 
-describe('Redis outage (issue #15): sign-in fails open at once, readyz and metrics say so, limits resume', {
+describe('Redis outage: sign-in fails open at once, readyz and metrics say so, limits resume', {
   skip: REDIS_SERVER_AVAILABLE ? undefined : 'redis-server is not installed',
 }, () => {
   let redis: OwnRedis;

@@ -10,7 +10,7 @@ import { assertPageHeaders, locationOf, signedIn, submit } from './pages-support
 
 const PAGE = '/account/settings';
 
-describe('/account/settings: name, password and other sessions (issue #16)', () => {
+describe('/account/settings: name, password and other sessions', () => {
   let smtp: TestSmtpServer;
   let t: LoggedTestApp;
 

@@ -69,7 +69,7 @@ describe('/account: a person’s own connected apps (product.md §8)', () => {
     assert.match(html, /Demo Member App/);
     assert.match(html, /Your courses, progress, orders and event registrations: view/);
     const grant = await grantOf(tokens.access_token);
-    // The list links to a confirmation page (issue #16): nothing is revoked by a GET.
+    // The list links to a confirmation page: nothing is revoked by a GET.
     const confirmPath = `/account/connections/revoke?grant=${grant}`;
     assert.ok(html.includes(`href="${confirmPath}"`));
     const confirm = await student.request(confirmPath);

@@ -130,7 +130,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
   });
 
   describe('Settings → Beta features → MCP connections', () => {
-    it('off hides Developers, keeps member apps listed and deletable, and stops them at authorize and token (spec §5.2 item 5, issue #16)', async () => {
+    it('off hides Developers, keeps member apps listed and deletable, and stops them at authorize and token (spec §5.2 item 5)', async () => {
       const pending = await obtainCode(t, {
         clientId: DEMO_MEMBER_APP_ID,
         scopes: ['openid', 'account:read'],
@@ -224,7 +224,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
       submit(owner, newPage(), `/admin/${demo}/apps`, fields);
     const clientIdOf = (html: string) => /id="client-id">([^<]+)</.exec(html)?.[1];
     const secretOf = (html: string) => /id="client-secret">([^<]+)</.exec(html)?.[1];
-    /** Creates an app through the form and follows the redirect (POST-redirect-GET, issue #16). */
+    /** Creates an app through the form and follows the redirect (POST-redirect-GET). */
     const created = async (fields: Record<string, string | string[]>) => {
       const res = await create(fields);
       assert.equal(res.status, 303);
@@ -287,7 +287,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
         auth_method: 'none',
         scope: ['openid', 'account:read'],
       });
-      // POST-redirect-GET: the form answers with a redirect to the app's page (issue #16).
+      // POST-redirect-GET: the form answers with a redirect to the app's page.
       assert.equal(res.status, 303);
       const location = locationOf(res);
       const clientId = /^\/admin\/[^/]+\/apps\/(app_[0-9a-z]{26})\?done=created$/.exec(location)?.[1];
@@ -344,7 +344,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
         auth_method: 'client_secret_post',
         scope: MEMBER_SCOPES,
       });
-      // POST-redirect-GET (issue #16): the secret is not in the redirect, nor in its URL.
+      // POST-redirect-GET: the secret is not in the redirect, nor in its URL.
       assert.equal(res.status, 303);
       const location = locationOf(res);
       assert.match(location, /^\/admin\/[^/]+\/apps\/app_[0-9a-z]{26}\/secret$/);
@@ -415,7 +415,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
       const newSecret = secretOf(rotatedHtml)!;
       assert.notEqual(newSecret, secret);
       assert.match(rotatedHtml, /The previous one keeps working until <time datetime="[^"]+">/);
-      // Both work during the overlap (issue #16); the old one stops once it ends.
+      // Both work during the overlap; the old one stops once it ends.
       let refreshToken = tokens.refresh_token as string;
       const refresh = async (client_secret: string) => {
         const r = await tokenRequest(t, {
@@ -470,7 +470,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
         redirect_uris: 'http://127.0.0.1/callback\nhttps://edited.example/cb',
         scope: ['openid', 'account:read'],
       });
-      // POST-redirect-GET: the count of revoked connections rides on the redirect (issue #16).
+      // POST-redirect-GET: the count of revoked connections rides on the redirect.
       assert.equal(res.status, 303);
       assert.equal(locationOf(res), `${page}?done=updated&revoked=1`);
       assert.match(
@@ -596,7 +596,7 @@ describe('/admin: the operator area (product.md §8, spec §5.2 item 5)', () => 
       const keys = [...html.matchAll(key)].map((m) => m[1]);
       assert.ok(keys.includes(grant.grant_id), 'the newest grant of the connection is its key');
 
-      // Revoking goes through a confirmation page (issue #16), which itself changes nothing.
+      // Revoking goes through a confirmation page, which itself changes nothing.
       const confirmPath = `/admin/${demo}/connected/revoke?grant=${grant.grant_id}`;
       const confirm = await owner.request(confirmPath);
       assert.equal(confirm.status, 200);

@@ -97,7 +97,7 @@ describe('/auth.md and /llms.txt (spec §1, §5.1)', () => {
       assert.ok(i > at, `${heading} missing or out of order`);
       at = i;
     }
-    // The member walkthrough names a client that can be granted account:read (issue #11).
+    // The member walkthrough names a client that can be granted account:read.
     assert.match(text, /^CLIENT_ID=demo-member-app /m);
     assert.match(text, /`apps\.example\.com`/, 'the configured CIMD allowlist');
     assert.match(

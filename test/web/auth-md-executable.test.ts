@@ -1,5 +1,5 @@
 /**
- * /auth.md is executable (issue #11): the document a live server serves is run as a reader would
+ * /auth.md is executable: the document a live server serves is run as a reader would
  * run it. Every ```sh block, in document order, in one bash session (curl against the server,
  * openssl for PKCE); the authorization step by the test's browser, whose final address replaces
  * `<CALLBACK_URL>`; every ```js block with the values it names. Each step asserts the HTTP outcome
@@ -489,7 +489,7 @@ const STEPS: Step[] = [
   },
 ];
 
-describe('/auth.md is executable: its walkthroughs run as written against a live server (issue #11)', () => {
+describe('/auth.md is executable: its walkthroughs run as written against a live server', () => {
   let w: World;
   let blocks: DocBlock[];
   let failed = false;

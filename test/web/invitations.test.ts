@@ -1,5 +1,5 @@
 /**
- * The invitation pages (issue #16): `/invitations/<token>` for the invited person and
+ * The invitation pages: `/invitations/<token>` for the invited person and
  * `/admin/<school>/members` for operators. Bad links get clear pages (404/410, never a 5xx),
  * forms carry CSRF tokens, changes answer with a redirect, and the one-time link is shown once.
  */
@@ -15,7 +15,7 @@ import { SECOND } from '../support/clock.ts';
 import { Browser, formFields } from '../support/oauth-flow.ts';
 import { assertPageHeaders, csrfOf, locationOf, signedIn, submit } from './pages-support.ts';
 
-describe('invitation pages (issue #16)', () => {
+describe('invitation pages', () => {
   let t: TestApp;
   let demo: string;
   let other: string;

@@ -1,5 +1,5 @@
 /**
- * The front page and the 404 a person meets (issue #16, "Pages a person meets"): browsers get
+ * The front page and the 404 a person meets: browsers get
  * HTML, API clients keep JSON, chosen by the Accept header (RFC 9110 §12.5.1).
  */
 import assert from 'node:assert/strict';

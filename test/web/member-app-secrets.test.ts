@@ -1,5 +1,5 @@
 /**
- * Member-app client secrets (issue #16): shown once after a POST-redirect-GET through a sealed,
+ * Member-app client secrets: shown once after a POST-redirect-GET through a sealed,
  * single-use session flash; rotation keeps the replaced secret valid for an overlap at every
  * endpoint that authenticates clients (RFC 6749 §2.3.1 token, RFC 7009 §2.1 revocation, RFC 7662
  * §2.1 introspection), then only the new one; security events for create, rotate and delete.
@@ -52,7 +52,7 @@ async function rotate(owner: Browser, school: string, clientId: string) {
   return { secret: secretOf(html)!, html };
 }
 
-describe('member-app secrets: shown once, rotated with an overlap (issue #16)', () => {
+describe('member-app secrets: shown once, rotated with an overlap', () => {
   let t: LoggedTestApp;
   let demo: string;
   let other: string;

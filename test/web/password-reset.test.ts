@@ -49,7 +49,7 @@ const resetMailTo = (smtp: TestSmtpServer, to: string, after = 0) =>
     (m) => m.envelopeTo.includes(to) && /Reset your/.test(m.subject) && smtp.messages.indexOf(m) >= after,
   );
 
-describe('password reset from /login (issue #16)', () => {
+describe('password reset from /login', () => {
   let smtp: TestSmtpServer;
   let t: LoggedTestApp;
   let address = 0;
@@ -319,7 +319,7 @@ describe('password reset from /login (issue #16)', () => {
   });
 });
 
-describe('password reset without SMTP_URL (issue #16)', () => {
+describe('password reset without SMTP_URL', () => {
   let t: TestApp;
   before(async () => {
     t = await createTestApp();

@@ -1,5 +1,5 @@
 /**
- * Invitations (issue #16) under the `members` scopes: list, get, create (`POST /api/v1/members`,
+ * Invitations under the `members` scopes: list, get, create (`POST /api/v1/members`,
  * kept from before), resend and revoke. The link is in an answer only when no SMTP is configured,
  * only on create and resend, and never in a stored Idempotency-Key replay (`once`).
  */

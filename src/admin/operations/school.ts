@@ -10,12 +10,13 @@ import {
   getSchoolSettings,
   type SchoolSettings,
   SchoolSettingsFields,
-  updateSchoolSettings,
 } from '../../domain/school/school-settings.ts';
 import { BETA_FEATURES } from '../../domain/school/schools.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
+import { actionScope } from '../member-actions.ts';
 import { bodyOf, Currency, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
+import { updateSettings } from '../school-actions.ts';
 
 const SchoolSchema = named(
   'School',
@@ -108,7 +109,7 @@ export const schoolOperations = [
     name: 'school.update',
     summary: 'Update the school’s settings',
     description:
-      'A subdomain in use by another school is a 409 `subdomain_taken`. `beta_features` replaces the whole list.',
+      'A subdomain in use by another school is a 409 `subdomain_taken`. `beta_features` replaces the whole list; each feature it sets is logged (`beta.toggled`), as when it is switched in the operator pages.',
     scope: 'school:write',
     method: 'PATCH',
     path: '/api/v1/school',
@@ -119,8 +120,7 @@ export const schoolOperations = [
     etag: true,
     current: getSchool.handler,
     examples: { request: { timezone: 'Europe/Berlin', beta_features: ['mcp_connections'] } },
-    handler: async (ctx, { body }) =>
-      presentSchool(await updateSchoolSettings(ctx.db, ctx.schoolId, toCamel(body))),
+    handler: async (ctx, { body }) => presentSchool(await updateSettings(actionScope(ctx), toCamel(body))),
   }),
   getTheme,
   defineOperation({

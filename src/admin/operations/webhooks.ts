@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import {
-  DELIVERABLE_EVENT_TYPES,
-  EVENT_CATALOGUE,
-  EVENT_TYPES,
-  isEventPattern,
-} from '../../events/catalogue.ts';
+import { DELIVERABLE_EVENT_TYPES, EVENT_CATALOGUE, EVENT_TYPES } from '../../events/catalogue.ts';
 import { listAttempts, replay, type WebhookAttempt } from '../../webhooks/delivery-log.ts';
 import {
   createEndpoint,
   deleteEndpoint,
+  EndpointFields,
+  EndpointPatchFields,
   type EndpointSettings,
   getEndpoint,
   listEndpoints,
@@ -19,18 +16,7 @@ import {
 } from '../../webhooks/endpoints.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
-import { Id, named, PageQuery, pageOf, Timestamp } from '../schemas.ts';
-
-const EventPatterns = z
-  .array(
-    z
-      .string()
-      .max(100)
-      .refine(isEventPattern, 'must be a deliverable event type, `<group>.*` or `*` (docs/webhooks.md)'),
-  )
-  .min(1)
-  .max(50)
-  .describe('Event types to receive: exact types, `<group>.*` (e.g. `enrollment.*`) or `*` for all.');
+import { bodyOf, Id, named, PageQuery, pageOf, Timestamp, toCamel } from '../schemas.ts';
 
 const EndpointSchema = named(
   'WebhookEndpoint',
@@ -108,12 +94,6 @@ const settings = (ctx: OperationContext): EndpointSettings => ({
   secretOverlapSeconds: ctx.app.config.webhooks.secretOverlapSeconds,
 });
 
-const fields = {
-  url: z.string().min(1).max(2048).describe('HTTPS URL on a public address.'),
-  event_types: EventPatterns,
-  description: z.string().max(500),
-  enabled: z.boolean(),
-};
 const ById = z.strictObject({ endpoint_id: Id });
 const path = '/api/v1/webhook-endpoints';
 
@@ -130,7 +110,7 @@ const example = {
   updated_at: '2026-03-01T09:00:00.000Z',
 };
 
-/** Webhook endpoints (issue #13): read under `school:read`, managed under `school:write`. */
+/** Webhook endpoints: read under `school:read`, managed under `school:write`. */
 export const webhookOperations = [
   defineOperation({
     name: 'school.list_event_types',
@@ -195,13 +175,7 @@ export const webhookOperations = [
     scope: 'school:write',
     method: 'POST',
     path,
-    input: {
-      body: z.strictObject({
-        ...fields,
-        description: fields.description.optional(),
-        enabled: fields.enabled.optional(),
-      }),
-    },
+    input: { body: bodyOf(EndpointFields) },
     output: WithSecret,
     status: 201,
     examples: {
@@ -209,13 +183,7 @@ export const webhookOperations = [
       response: { ...example, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
     },
     handler: async (ctx, { body }) => {
-      const input = {
-        url: body.url,
-        eventTypes: body.event_types,
-        description: body.description,
-        enabled: body.enabled,
-      };
-      const { endpoint, secret } = await createEndpoint(ctx.db, ctx.schoolId, input, settings(ctx));
+      const { endpoint, secret } = await createEndpoint(ctx.db, ctx.schoolId, toCamel(body), settings(ctx));
       return { ...present(endpoint), secret };
     },
   }),
@@ -226,18 +194,11 @@ export const webhookOperations = [
     scope: 'school:write',
     method: 'PATCH',
     path: `${path}/{endpoint_id}`,
-    input: { params: ById, body: z.strictObject(fields).partial() },
+    input: { params: ById, body: bodyOf(EndpointPatchFields) },
     output: EndpointSchema,
     examples: { request: { enabled: true } },
-    handler: async (ctx, { params, body }) => {
-      const patch = {
-        url: body.url,
-        eventTypes: body.event_types,
-        description: body.description,
-        enabled: body.enabled,
-      };
-      return present(await updateEndpoint(ctx.db, ctx.schoolId, params.endpoint_id, patch, settings(ctx)));
-    },
+    handler: async (ctx, { params, body }) =>
+      present(await updateEndpoint(ctx.db, ctx.schoolId, params.endpoint_id, toCamel(body), settings(ctx))),
   }),
   defineOperation({
     name: 'school.delete_webhook_endpoint',

@@ -323,7 +323,7 @@ export interface FormSubmissionsTable {
   submitted_at: string;
 }
 
-/** An invitation to join a school (issue #16): single-use and expiring; only the token's hash is kept. */
+/** An invitation to join a school: single-use and expiring; only the token's hash is kept. */
 export interface InvitationsTable {
   id: string;
   school_id: string;
@@ -356,7 +356,7 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
-/** A one-time password-reset link: only its hash is kept; single-use and expiring (issue #16). */
+/** A one-time password-reset link: only its hash is kept; single-use and expiring. */
 export interface PasswordResetsTable {
   token_hash: string;
   user_id: string;

@@ -1,5 +1,5 @@
 /**
- * Invitations (issue #16): how a person comes to hold a role at a school. Inviting creates no
+ * Invitations: how a person comes to hold a role at a school. Inviting creates no
  * user and no membership; the role applies only when the person opens the single-use link and
  * accepts (a new person by setting a name and password, an existing one signed in as that
  * email). What the inviter learns never depends on whether the email has an account elsewhere.
@@ -30,7 +30,7 @@ import {
   trustedAt,
 } from './users.ts';
 
-/** An invitation's link works for 7 days (README, docs/decisions.md); resending starts a new 7 days. */
+/** An invitation's link works for 7 days (docs/api.md, docs/decisions.md); resending starts a new 7 days. */
 export const INVITATION_LIFETIME_SECONDS = 7 * 24 * 3600;
 
 export const INVITATION_STATUSES = ['pending', 'accepted', 'expired', 'revoked'] as const;

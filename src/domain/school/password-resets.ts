@@ -1,5 +1,5 @@
 /**
- * Password-reset links (issue #16): a random token mailed to the person, kept only as its SHA-256,
+ * Password-reset links: a random token mailed to the person, kept only as its SHA-256,
  * valid for one hour and once. Users are not school-owned, so these functions take a user, not a
  * school; nothing here reveals whether an email has an account (the page answers the same).
  */

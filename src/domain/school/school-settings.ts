@@ -140,33 +140,97 @@ export function subdomainTaken(subdomain: string | undefined) {
   return problem('subdomain_taken', { detail: `The subdomain "${subdomain}" is taken.` });
 }
 
+/** A beta feature a change set on or off, and whether it was otherwise before. */
+export interface BetaSetting {
+  readonly feature: BetaFeature;
+  readonly enabled: boolean;
+  readonly changed: boolean;
+}
+
+/** What a settings change did: the settings after it, and each beta feature it set. */
+export interface SettingsChange {
+  readonly settings: SchoolSettings;
+  /** Empty when the change did not name the beta features; else one entry for each it set. */
+  readonly beta: readonly BetaSetting[];
+}
+
 /** Changes settings; a taken subdomain is a 409 `subdomain_taken`. */
 export async function updateSchoolSettings(
   db: Db | Tx,
   schoolId: string,
   input: SchoolSettingsPatch,
 ): Promise<SchoolSettings> {
-  const set = settingsColumns(parseValid(SchoolSettingsFields, input));
+  return (await changeSchoolSettings(db, schoolId, input)).settings;
+}
+
+/**
+ * Changes settings and tells which beta features it set: `betaFeatures` replaces the whole list,
+ * so giving it sets every feature (on when listed, off when not). Every surface that changes the
+ * settings comes here, and logs `beta.toggled` from `beta`.
+ */
+export async function changeSchoolSettings(
+  db: Db | Tx,
+  schoolId: string,
+  input: SchoolSettingsPatch,
+): Promise<SettingsChange> {
+  const parsed = parseValid(SchoolSettingsFields, input);
+  return withTransaction(db, (tx) => applySettings(tx, schoolId, parsed, BETA_FEATURES));
+}
+
+/**
+ * Turns one beta feature on or off and keeps the others as they are: the same change as
+ * `changeSchoolSettings` with the list read and written in one transaction, reporting only this
+ * feature as set.
+ */
+export async function switchBetaFeature(
+  db: Db | Tx,
+  schoolId: string,
+  feature: BetaFeature,
+  on: boolean,
+): Promise<SettingsChange> {
   return withTransaction(db, async (tx) => {
     const current = await getSchoolSettings(tx, schoolId);
-    if (set.subdomain && set.subdomain !== current.subdomain) {
-      const other = await tx
-        .selectFrom('schools')
-        .select('id')
-        .where('subdomain', '=', set.subdomain)
-        .executeTakeFirst();
-      if (other) throw subdomainTaken(set.subdomain);
-    }
-    try {
-      await tx
-        .updateTable('schools')
-        .set({ ...set, updated_at: isoNow() })
-        .where('id', '=', schoolId)
-        .execute();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw subdomainTaken(set.subdomain);
-      throw err;
-    }
-    return getSchoolSettings(tx, schoolId);
+    const others = current.betaFeatures.filter((f) => f !== feature);
+    const parsed = parseValid(SchoolSettingsFields, { betaFeatures: on ? [...others, feature] : others });
+    return applySettings(tx, schoolId, parsed, [feature]);
   });
+}
+
+/** Writes parsed settings; `betaSet` are the features the change sets when it names the list. */
+async function applySettings(
+  tx: Tx,
+  schoolId: string,
+  parsed: z.output<typeof SchoolSettingsFields>,
+  betaSet: readonly BetaFeature[],
+): Promise<SettingsChange> {
+  const set = settingsColumns(parsed);
+  const current = await getSchoolSettings(tx, schoolId);
+  if (set.subdomain && set.subdomain !== current.subdomain) {
+    const other = await tx
+      .selectFrom('schools')
+      .select('id')
+      .where('subdomain', '=', set.subdomain)
+      .executeTakeFirst();
+    if (other) throw subdomainTaken(set.subdomain);
+  }
+  try {
+    await tx
+      .updateTable('schools')
+      .set({ ...set, updated_at: isoNow() })
+      .where('id', '=', schoolId)
+      .execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw subdomainTaken(set.subdomain);
+    throw err;
+  }
+  const settings = await getSchoolSettings(tx, schoolId);
+  const wanted = parsed.betaFeatures;
+  const beta = !wanted
+    ? []
+    : betaSet.map((feature) => ({
+        feature,
+        enabled: wanted.includes(feature),
+        changed: wanted.includes(feature) !== current.betaFeatures.includes(feature),
+      }));
+  return { settings, beta };
 }

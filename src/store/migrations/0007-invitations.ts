@@ -5,7 +5,7 @@ import { isoIn, isoNow } from '../time.ts';
 import { schoolTable, timestamps } from './columns.ts';
 
 /**
- * Invitations (issue #16): a single-use, expiring link that makes a person a member once they
+ * Invitations: a single-use, expiring link that makes a person a member once they
  * accept. Memberships no longer start `invited`: the ones that did become pending invitations
  * whose link nobody holds (an operator resends them), and the membership goes, so nobody holds
  * a role they never accepted.

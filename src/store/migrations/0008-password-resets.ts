@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * One-time password-reset links (issue #16). Only the token's SHA-256 is stored; `used_at` makes
+ * One-time password-reset links. Only the token's SHA-256 is stored; `used_at` makes
  * a link single-use (consumed by a conditional UPDATE), `expires_at` bounds its life.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

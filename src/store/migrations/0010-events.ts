@@ -2,7 +2,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { schoolTable } from './columns.ts';
 
 /**
- * The domain event outbox (issue #13) and the webhook tables fed from it. An event row is written
+ * The domain event outbox and the webhook tables fed from it. An event row is written
  * in the transaction of the change it records, and so are the delivery rows it fans out to, so
  * an event (and its deliveries) exist exactly when the change committed.
  */
@@ -24,8 +24,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('occurred_at', 'text', (c) => c.notNull())
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('request_id', 'text')
-    // 1 when the event goes to every subscribed endpoint (the fan-out trigger below); 0 for audit-only
-    // events and for test events, whose one delivery the outbox writes itself.
+    // 1 when the event goes to every subscribed endpoint (the fan-out trigger, created by migration
+    // 0013 from webhooks/fan-out.ts); 0 for audit-only events, test events included.
     .addColumn('fan_out', 'integer', (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('domain_events_pkey', ['school_id', 'id'])
     .$call((t) => (sqlite ? t.modifyEnd(sql`without rowid`) : t))
@@ -127,48 +127,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('swept_until', 'text', (c) => c.notNull())
     .execute();
-  await (sqlite ? createSqliteFanOut(db) : createPostgresFanOut(db));
-}
-
-/**
- * The fan-out, in the database: an event row marked `fan_out` gets one delivery per enabled
- * endpoint of its school whose `event_types` (a JSON array) holds its type, its `<group>.*` or
- * `*` — the rule of `patternsMatch` (events/catalogue.ts; a test holds the two together). In the
- * insert's own statement, so the outbox costs a write one statement (docs/performance.md). A
- * delivery's id is `whd_` + the event's and the endpoint's ULIDs: time first, like every id.
- */
-const DELIVERY_COLUMNS = sql.raw(
-  'id, school_id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at, updated_at',
-);
-
-async function createSqliteFanOut(db: Kysely<unknown>): Promise<void> {
-  await sql`create trigger domain_events_fan_out after insert on domain_events
-    for each row when new.fan_out = 1
-    begin
-      insert into webhook_deliveries (${DELIVERY_COLUMNS})
-      select 'whd_' || substr(new.id, 5) || substr(e.id, 5), new.school_id, e.id, new.id, 'pending', 0,
-             new.occurred_at, new.occurred_at, new.occurred_at
-        from webhook_endpoints e
-       where e.school_id = new.school_id and e.enabled = 1
-         and (instr(e.event_types, '"*"') > 0
-           or instr(e.event_types, '"' || new.type || '"') > 0
-           or instr(e.event_types, '"' || substr(new.type, 1, instr(new.type, '.')) || '*"') > 0);
-    end`.execute(db);
-}
-
-async function createPostgresFanOut(db: Kysely<unknown>): Promise<void> {
-  await sql`create function domain_events_fan_out() returns trigger language plpgsql as $$
-    begin
-      insert into webhook_deliveries (${DELIVERY_COLUMNS})
-      select 'whd_' || substr(new.id, 5) || substr(e.id, 5), new.school_id, e.id, new.id, 'pending', 0,
-             new.occurred_at, new.occurred_at, new.occurred_at
-        from webhook_endpoints e
-       where e.school_id = new.school_id and e.enabled = 1
-         and (strpos(e.event_types, '"*"') > 0
-           or strpos(e.event_types, '"' || new.type || '"') > 0
-           or strpos(e.event_types, '"' || substr(new.type, 1, strpos(new.type, '.')) || '*"') > 0);
-      return null;
-    end $$`.execute(db);
-  await sql`create trigger domain_events_fan_out after insert on domain_events
-    for each row when (new.fan_out = 1) execute function domain_events_fan_out()`.execute(db);
 }

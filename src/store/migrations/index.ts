@@ -11,6 +11,7 @@ import * as memberAppSecrets from './0009-member-app-secrets.ts';
 import * as events from './0010-events.ts';
 import * as accountTrust from './0011-account-trust.ts';
 import * as refreshReuseGrace from './0012-refresh-reuse-grace.ts';
+import * as fanOutRule from './0013-fan-out-rule.ts';
 
 /** Every migration, in order. Names sort; a new one is appended with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const migrations: Record<string, Migration> = {
   '0010_events': events,
   '0011_account_trust': accountTrust,
   '0012_refresh_reuse_grace': refreshReuseGrace,
+  '0013_fan_out_rule': fanOutRule,
 };
 
 /** A provider that serves the static list above (no file-system scanning). */

@@ -1,5 +1,5 @@
 /**
- * `/account/settings`: the person's name, password and other sessions (issue #16). Each form
+ * `/account/settings`: the person's name, password and other sessions. Each form
  * posts to its own action, answered by a redirect back here on success (POST-redirect-GET) or by
  * this page again with the form's error.
  */

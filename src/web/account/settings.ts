@@ -1,5 +1,5 @@
 /**
- * The person's own settings (issue #16): change their name, change their password (the current
+ * The person's own settings: change their name, change their password (the current
  * one required, then a notice by email and the other sessions signed out), and sign out their
  * other sessions. Mounted next to the account page by one line in web/pages.ts.
  */

@@ -1,12 +1,12 @@
 /**
- * `/admin/:school/audit` and `/admin/:school/webhooks` (issue #13): the audit trail and webhook
+ * `/admin/:school/audit` and `/admin/:school/webhooks`: the audit trail and webhook
  * endpoints of a school, for its owners and admins; the same rules as the admin API
  * (domain/school/audit-trail.ts, webhooks/), every change a CSRF-checked POST.
  */
 import { type Context, Hono } from 'hono';
 import { listAuditEvents } from '../../domain/school/audit-trail.ts';
 import { ProblemError, problems } from '../../errors/problem-error.ts';
-import { isEventPattern, isEventType } from '../../events/catalogue.ts';
+import { isEventType } from '../../events/catalogue.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { listAttempts, replay } from '../../webhooks/delivery-log.ts';
 import {
@@ -21,11 +21,53 @@ import {
 } from '../../webhooks/endpoints.ts';
 import { messagePage, readForm, sendAreaPage } from '../account/page-kit.ts';
 import { type Area, areaPath, operatorPage } from './area.ts';
-import { auditPage, endpointPage, endpointSecretPage, webhooksPage } from './events-views.ts';
+import {
+  auditPage,
+  type EndpointFormErrors,
+  type EndpointFormValues,
+  endpointPage,
+  endpointSecretPage,
+  webhooksPage,
+} from './events-views.ts';
 
 type Handler = (c: Context<AppEnv>, area: Area) => Promise<Response>;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The form field each of the endpoint rule's fields is typed into, and its name in a sentence. */
+const ENDPOINT_FORM: Record<string, { field: keyof EndpointFormErrors; label: string }> = {
+  url: { field: 'url', label: 'The URL' },
+  eventTypes: { field: 'event_types', label: 'The event types' },
+  description: { field: 'description', label: 'The description' },
+};
+
+/** The typed list of event types as the rule takes it: comma-separated, blanks ignored. */
+const typedPatterns = (typed: string) =>
+  typed
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/**
+ * A refused endpoint's errors beside the fields the rule names (`eventTypes.2` is the third
+ * typed pattern); what names no form field is the page's error.
+ */
+function endpointFormErrors(err: ProblemError, patterns: readonly string[]): EndpointFormErrors {
+  const errors: EndpointFormErrors = {};
+  const add = (field: keyof EndpointFormErrors, text: string) => {
+    errors[field] = errors[field] ? `${errors[field]} ${text}` : text;
+  };
+  for (const e of err.errors ?? []) {
+    const [name, index] = e.field.split('.');
+    const form = Object.hasOwn(ENDPOINT_FORM, name) ? ENDPOINT_FORM[name] : undefined;
+    if (!form) add('form', `The ${e.field} ${e.message}.`);
+    else if (index !== undefined && patterns[Number(index)] !== undefined)
+      add(form.field, `“${patterns[Number(index)]}” ${e.message}.`);
+    else add(form.field, `${form.label} ${e.message}.`);
+  }
+  if (!err.errors?.length) add('form', err.detail ?? err.title);
+  return errors;
+}
 
 /** A problem's message for a page: the first field error, or its detail. */
 function problemText(err: ProblemError): string {
@@ -108,15 +150,15 @@ export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
     c: Context,
     area: Area,
     status = 200,
-    values = { url: '', eventTypes: '*', description: '' },
-    error?: string,
+    values: EndpointFormValues = { url: '', eventTypes: '*', description: '' },
+    errors: EndpointFormErrors = {},
   ) => {
     const endpoints = await listEndpoints(ctx.db, area.school.id, { limit: 100 });
     return sendAreaPage(
       c,
       status,
       `${area.school.name} · Webhooks`,
-      webhooksPage(area, endpoints.data, { values, error }, c.req.query('done')),
+      webhooksPage(area, endpoints.data, { values, errors }, c.req.query('done')),
     );
   };
 
@@ -130,29 +172,18 @@ export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
     operator(async (c, area) => {
       const fields = await readForm(ctx, c, area.viewer);
       if (fields instanceof Response) return fields;
-      const values = {
-        url: (fields.get('url') ?? '').trim().slice(0, 2048),
-        eventTypes: (fields.get('event_types') ?? '').slice(0, 2000),
-        description: (fields.get('description') ?? '').slice(0, 500),
+      // What the operator typed, as typed: the endpoint's rule (webhooks/endpoints.ts) decides.
+      const values: EndpointFormValues = {
+        url: fields.get('url') ?? '',
+        eventTypes: fields.get('event_types') ?? '',
+        description: fields.get('description') ?? '',
       };
-      const types = values.eventTypes
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      if (types.length === 0 || types.length > 50 || !types.every(isEventPattern)) {
-        return showWebhooks(
-          c,
-          area,
-          422,
-          values,
-          'List deliverable event types, group.* patterns or *, separated by commas.',
-        );
-      }
+      const patterns = typedPatterns(values.eventTypes);
       try {
         const created = await createEndpoint(
           ctx.db,
           area.school.id,
-          { url: values.url, eventTypes: types, description: values.description },
+          { url: values.url, eventTypes: patterns, description: values.description },
           settings,
         );
         return sendAreaPage(
@@ -163,7 +194,7 @@ export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
         );
       } catch (err) {
         if (!(err instanceof ProblemError)) throw err;
-        return showWebhooks(c, area, err.status, values, problemText(err));
+        return showWebhooks(c, area, err.status, values, endpointFormErrors(err, patterns));
       }
     }),
   );

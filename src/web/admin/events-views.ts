@@ -1,10 +1,14 @@
-/** The operator area's Audit trail and Webhooks pages (issue #13). */
+/** The operator area's Audit trail and Webhooks pages. */
 
 import { html } from 'hono/html';
 import type { AuditEvent } from '../../domain/school/audit-trail.ts';
 import { EVENT_TYPES } from '../../events/catalogue.ts';
 import type { WebhookAttempt } from '../../webhooks/delivery-log.ts';
-import type { WebhookEndpoint } from '../../webhooks/endpoints.ts';
+import {
+  MAX_DESCRIPTION_LENGTH,
+  MAX_EVENT_PATTERNS,
+  type WebhookEndpoint,
+} from '../../webhooks/endpoints.ts';
 import { csrfField, notice, when } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
@@ -76,6 +80,18 @@ export interface EndpointFormValues {
   description: string;
 }
 
+/** Each form field's error (the endpoint rule's wording), and `form` for what names no field. */
+export type EndpointFormErrors = Partial<Record<'url' | 'event_types' | 'description' | 'form', string>>;
+
+function describedBy(errors: EndpointFormErrors, field: keyof EndpointFormErrors, hint?: string) {
+  const ids = [hint, errors[field] ? `${field}-error` : undefined].filter(Boolean).join(' ');
+  return html`${ids ? html` aria-describedby="${ids}"` : ''}${errors[field] ? html` aria-invalid="true"` : ''}`;
+}
+
+function fieldError(errors: EndpointFormErrors, field: keyof EndpointFormErrors): Html | '' {
+  return errors[field] ? html`<p class="field-error" id="${field}-error">${errors[field]}</p>` : '';
+}
+
 function endpointRow(area: Area, e: WebhookEndpoint): Html {
   const state = e.enabled ? 'Enabled' : e.disabledReason ? 'Disabled by Lectern' : 'Disabled';
   return html`<tr><td><a href="${areaPath(area.school.id, `/webhooks/${e.id}`)}">${e.url}</a>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}</td><td><code>${e.eventTypes.join(', ')}</code></td><td>${state}</td></tr>`;
@@ -85,7 +101,7 @@ function endpointRow(area: Area, e: WebhookEndpoint): Html {
 export function webhooksPage(
   area: Area,
   endpoints: readonly WebhookEndpoint[],
-  form: { values: EndpointFormValues; error?: string },
+  form: { values: EndpointFormValues; errors: EndpointFormErrors },
   done: string | undefined,
 ): Html {
   const disabled = endpoints.filter((e) => !e.enabled && e.disabledReason);
@@ -100,16 +116,25 @@ ${
     : html`<table id="endpoints"><thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th></tr></thead><tbody>${endpoints.map((e) => endpointRow(area, e))}</tbody></table>`
 }
 <h2 id="add">Add an endpoint</h2>
-${form.error ? notice('error', form.error) : ''}
-<form method="post" action="${areaPath(area.school.id, '/webhooks')}">
+${
+  form.errors.form
+    ? notice('error', form.errors.form)
+    : Object.keys(form.errors).length > 0
+      ? notice('error', 'The endpoint was not added: correct the fields marked below.')
+      : ''
+}
+<form method="post" action="${areaPath(area.school.id, '/webhooks')}" novalidate>
 ${csrfField(area.viewer)}
 <label for="url">URL (https)</label>
-<input id="url" name="url" type="url" required maxlength="2048" value="${form.values.url}">
+<input id="url" name="url" type="url" required value="${form.values.url}"${describedBy(form.errors, 'url')}>
+${fieldError(form.errors, 'url')}
 <label for="event_types">Event types</label>
-<input id="event_types" name="event_types" required value="${form.values.eventTypes}" aria-describedby="types-help">
-<p id="types-help" class="muted">Comma-separated: exact types, <code>group.*</code> (e.g. <code>enrollment.*</code>) or <code>*</code> for all.</p>
-<label for="description">Description</label>
-<input id="description" name="description" maxlength="500" value="${form.values.description}">
+<input id="event_types" name="event_types" required value="${form.values.eventTypes}"${describedBy(form.errors, 'event_types', 'types-help')}>
+<p id="types-help" class="muted">Comma-separated, up to ${MAX_EVENT_PATTERNS} deliverable event types: exact types, <code>group.*</code> (e.g. <code>enrollment.*</code>) or <code>*</code> for all.</p>
+${fieldError(form.errors, 'event_types')}
+<label for="description">Description (at most ${MAX_DESCRIPTION_LENGTH} characters)</label>
+<input id="description" name="description" value="${form.values.description}"${describedBy(form.errors, 'description')}>
+${fieldError(form.errors, 'description')}
 <div class="actions start"><button class="primary" type="submit">Add endpoint</button></div>
 </form>`;
 }

@@ -1,5 +1,5 @@
 /**
- * `/admin/:school/locked` (issue #16): the school's members who cannot sign in now after
+ * `/admin/:school/locked`: the school's members who cannot sign in now after
  * repeated failed attempts, each with an Unlock button. The same rules as the admin API's
  * `members.list_locked` and `members.unlock` (admin/operations/member-locks.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * `/admin/<school>/members` (issue #16): owners and admins list, invite, resend and revoke
+ * `/admin/<school>/members`: owners and admins list, invite, resend and revoke
  * invitations, and change or remove members' roles. Every change is a CSRF-checked POST answered
  * by a redirect; an invitation link (no SMTP) is shown once after it, never re-created by a refresh.
  */
@@ -106,7 +106,7 @@ export function createMemberPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.post(
     '/admin/:school/invitations',
     change(async (_c, area, s, f) => {
-      const email = (f.get('email') ?? '').slice(0, 320);
+      const email = f.get('email') ?? '';
       return delivered(area, await invite(s, { email, roles: rolesOf(f) }), 'invited');
     }),
   );

@@ -1,4 +1,4 @@
-/** Members: the school's people and their roles, and the invitations (issue #16). */
+/** Members: the school's people and their roles, and the invitations. */
 import { html } from 'hono/html';
 import type { Invitation } from '../../domain/school/invitations.ts';
 import type { Member } from '../../domain/school/members-admin.ts';

@@ -5,7 +5,8 @@
  * the redirect leads to as a one-time flash on the session (http/flash.ts), never in the URL.
  */
 import { type Context, Hono } from 'hono';
-import { setBetaFeature } from '../../domain/school/schools.ts';
+import { switchBeta } from '../../admin/school-actions.ts';
+import { findMembership } from '../../domain/school/memberships.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { putFlash, takeFlash } from '../../http/flash.ts';
 import { logSecurityEvent } from '../../http/security-log.ts';
@@ -103,14 +104,11 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
       if (enabled !== 'on' && enabled !== 'off') {
         return messagePage(c, 400, 'Invalid request', 'Choose to turn the feature on or off.');
       }
-      await setBetaFeature(ctx.db, area.school.id, 'mcp_connections', enabled === 'on');
-      logSecurityEvent(ctx.logger, 'beta.toggled', {
-        schoolId: area.school.id,
-        actorUserId: area.viewer.user.id,
-        feature: 'mcp_connections',
-        enabled: enabled === 'on',
-        requestId: c.get('requestId'),
-      });
+      const { user } = area.viewer;
+      const membership = await findMembership(ctx.db, area.school.id, user.id);
+      const actor = { userId: user.id, roles: membership?.roles ?? [], requestId: c.get('requestId') };
+      const scope = { app: ctx, db: ctx.db, schoolId: area.school.id, actor };
+      await switchBeta(scope, 'mcp_connections', enabled === 'on');
       return c.redirect(areaPath(area.school.id, `?done=beta-${enabled}`), 303);
     }),
   );

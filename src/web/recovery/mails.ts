@@ -1,5 +1,5 @@
 /**
- * The account-recovery emails (issue #16): the reset link and the "your password was changed"
+ * The account-recovery emails: the reset link and the "your password was changed"
  * notice, each plain text plus HTML, signed with the school's name when the person belongs to
  * exactly one school (else "Lectern": a person of two schools is not one school's).
  */

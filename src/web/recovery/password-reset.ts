@@ -1,5 +1,5 @@
 /**
- * `/password-reset` (issue #16): "Forgot password?" from `/login`. The request form answers the
+ * `/password-reset`: "Forgot password?" from `/login`. The request form answers the
  * same for known and unknown emails, and the work that differs (storing the token, composing and
  * sending the mail) runs after the answer, so its timing tells nothing either. The emailed link
  * sets a new password once, within an hour, and signs the person out everywhere.

@@ -1,5 +1,5 @@
 /**
- * The pages of account recovery (issue #16): asking for a reset link, setting the new password,
+ * The pages of account recovery: asking for a reset link, setting the new password,
  * and the lockout page of `/login`. None points back at "the app": someone may have come to
  * `/login` directly.
  */
