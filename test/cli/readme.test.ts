@@ -62,9 +62,12 @@ function exported(code: string): Record<string, string> {
   return env;
 }
 
-/** Resolves when `url` answers 200, polling while `child` runs. */
+/**
+ * Resolves when `url` answers 200, polling while `child` runs. A guard, not a timing: a loaded
+ * machine may take a minute to start the server (migrations, the compile cache's first fill).
+ */
 async function until200(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
+  for (let i = 0; i < 600; i++) {
     assert.equal(child.exitCode, null, `exited ${child.exitCode}:\n${output()}`);
     const status = await fetch(url).then(
       (r) => r.status,
