@@ -9,7 +9,7 @@ import type { AppContext, AppEnv } from './http/context.ts';
 import { requestEnvelope } from './http/envelope.ts';
 import { createMcpApp, type McpAppOptions } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
-import { createOAuthMetadataApp } from './oauth/metadata-app.ts';
+import { createOAuthMetadataApp } from './oauth/metadata/metadata-app.ts';
 import { authorizePages } from './web/consent.ts';
 import { notFoundPage, wantsPage } from './web/landing.ts';
 import { createPagesApp } from './web/pages.ts';

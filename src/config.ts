@@ -67,7 +67,7 @@ const envSchema = z.object({
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().int().min(0).max(720).default(24),
 });
 
-export type DatabaseEngine = 'sqlite' | 'postgres';
+type DatabaseEngine = 'sqlite' | 'postgres';
 
 /** The parsed, frozen configuration every part of Lectern receives. */
 export interface Config {

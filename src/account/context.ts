@@ -27,7 +27,7 @@ export interface AccountContext {
 }
 
 /** Per-request loaders, created on first use so a query that needs none pays nothing. */
-export interface Loaders {
+interface Loaders {
   viewer(): Promise<MemberProfile>;
   school(): Promise<School>;
   readonly courses: DataLoader<string, CoursesTable | undefined>;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
-import { CONSOLE_PATHS, GRAPHIQL_CLIENT_ID } from '../oauth/console-clients.ts';
-import { OAUTH_PATHS } from '../oauth/discovery.ts';
+import { CONSOLE_PATHS, GRAPHIQL_CLIENT_ID } from '../oauth/clients/console-clients.ts';
+import { OAUTH_PATHS } from '../oauth/metadata/discovery.ts';
 
 /**
  * GraphiQL for `GET /account/graphql` in a browser, served entirely from this origin: the

@@ -2,7 +2,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { type BearerRefusal, challengeHeaders, RefusalError, renderRefusals } from '../errors/refusal.ts';
 import type { AppContext } from '../http/context.ts';
-import { resourceMetadataUrl } from '../oauth/resource-param.ts';
+import { resourceMetadataUrl } from '../oauth/metadata/resource-param.ts';
 import { ACCOUNT_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { decisionRefusal, type ProtectedEnv, requireBearer } from '../resource/middleware.ts';
 import { requestError } from './errors.ts';

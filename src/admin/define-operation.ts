@@ -62,7 +62,7 @@ export interface OperationDefinition<
 }
 
 /** The validated input of an operation. `raw` carries an upload's bytes and headers. */
-export interface OperationInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+interface OperationInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   readonly params: z.output<P>;
   readonly query: z.output<Q>;
   readonly body: z.output<B>;
@@ -97,7 +97,7 @@ export interface OperationContext {
 export type AdminOperation = OperationDefinition<any, any, any, any>;
 
 /** MCP tool hints of an operation (spec: server/tools "Tool annotations"). */
-export interface OperationHints {
+interface OperationHints {
   readonly readOnly: boolean;
   readonly destructive: boolean;
   readonly idempotent: boolean;

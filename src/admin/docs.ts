@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/context.ts';
-import { CONSOLE_PATHS, DOCS_CLIENT_ID } from '../oauth/console-clients.ts';
+import { CONSOLE_PATHS, DOCS_CLIENT_ID } from '../oauth/clients/console-clients.ts';
 import { OPERATOR_SCOPES } from '../oauth/scopes.ts';
 
 // Served from the installed package, never a CDN: the reference works offline and under a CSP.

@@ -5,7 +5,7 @@ import type { Db, Tx } from '../store/database.ts';
 import { isoIn, isoNow } from '../store/time.ts';
 
 /** How long a key is remembered: long enough for any client retry loop. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const IN_PROGRESS = 0;
 

@@ -64,7 +64,7 @@ export function entityTag(body: unknown): string {
 }
 
 /** RFC 9110 §13.1.1: If-Match uses the strong comparison; `*` matches any current representation. */
-export function ifMatchSatisfied(header: string, current: string): boolean {
+function ifMatchSatisfied(header: string, current: string): boolean {
   if (header.trim() === '*') return true;
   return header
     .split(',')

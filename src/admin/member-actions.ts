@@ -30,7 +30,7 @@ import type { OperationContext } from './define-operation.ts';
 import { invitationMail } from './invitation-mail.ts';
 
 /** Who acts: an operator of the school, through a token (clientId) or a page (no client). */
-export interface Actor {
+interface Actor {
   readonly userId: string;
   readonly roles: readonly string[];
   readonly clientId?: string | null;
@@ -59,7 +59,7 @@ export type Delivery = { readonly delivery: 'email' } | { readonly delivery: 'li
 
 // Only an owner may make someone an owner or change an owner's roles: an admin must not be
 // able to promote themselves, or demote the people above them.
-export function requireOwnerFor(actor: Actor, involvesOwner: boolean): void {
+function requireOwnerFor(actor: Actor, involvesOwner: boolean): void {
   if (involvesOwner && !may(actor.roles, 'manage_owners')) {
     throw problems.forbidden('Only an owner can grant, change or remove the owner role.', 'owner_required');
   }

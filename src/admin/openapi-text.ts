@@ -1,4 +1,4 @@
-import { DOCS_CLIENT_ID } from '../oauth/console-clients.ts';
+import { DOCS_CLIENT_ID } from '../oauth/clients/console-clients.ts';
 
 /** The prose of `/openapi.json`: what a developer reads before the first call. */
 export const OPENAPI_INTRO = (

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCS_CLIENT_ID } from '../oauth/console-clients.ts';
+import { DOCS_CLIENT_ID } from '../oauth/clients/console-clients.ts';
 import { describeScope, OPERATOR_SCOPES, RESOURCE_SCOPES } from '../oauth/scopes.ts';
 import type { AdminOperation } from './define-operation.ts';
 import { GROUP_DESCRIPTIONS, OPENAPI_INTRO } from './openapi-text.ts';

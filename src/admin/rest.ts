@@ -23,7 +23,7 @@ import { buildOpenApiDocument } from './openapi.ts';
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
 
 /** `/api/v1/courses/{course_id}` → Hono's `/api/v1/courses/:course_id`. */
-export function honoPath(path: string): string {
+function honoPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 

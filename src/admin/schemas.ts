@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type CamelKey, camelKey, type SnakeKey, snakeKey } from '../domain/kernel/case.ts';
-import { Amount, Count, Currency, Email, HttpUrl, Id, Slug } from '../domain/kernel/fields.ts';
+import { Amount, Currency, Email, HttpUrl, Id } from '../domain/kernel/fields.ts';
 import { MAX_PAGE_LIMIT } from '../domain/kernel/pagination.ts';
 
 /**
@@ -21,7 +21,7 @@ export function named<T extends z.ZodType>(id: string, schema: T, description?: 
 export const Timestamp = z.iso.datetime({ offset: true });
 
 /** The shared field rules (domain/fields.ts), under the names the operations use. */
-export { Amount, Count, Currency, Email, HttpUrl, Id, Slug };
+export { Amount, Currency, Email, HttpUrl, Id };
 
 /** Page query every list accepts: `limit` 1..100 (never clamped) and an opaque `cursor`. */
 export const PageQuery = {
@@ -63,8 +63,11 @@ export const QueryBool = z
   .transform((v) => v === 'true' || v === '1')
   .optional();
 
-/** RFC 9457 problem document with this API's stable `code`. */
-export const Problem = named(
+/**
+ * RFC 9457 problem document with this API's stable `code`: named for the OpenAPI components, where
+ * every error response refers to it.
+ */
+named(
   'Problem',
   z.object({
     type: z.string(),
@@ -83,7 +86,7 @@ export const Problem = named(
 );
 
 /** The one snake_case mapping (domain/kernel/case.ts), as the API uses it. */
-export { type CamelKey, camelKey, type SnakeKey, snakeKey };
+export { type SnakeKey, snakeKey };
 
 /** A domain object as the API sends it: snake_case keys, `O` left out. */
 export type Snake<T, O extends string = 'schoolId'> = {

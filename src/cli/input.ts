@@ -12,7 +12,7 @@ export function parseOptions<T extends ParseArgsOptionsConfig>(argv: string[], o
 }
 
 /** Everything on standard input, without its final newline. */
-export async function readStdin(): Promise<string> {
+async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks)

@@ -34,7 +34,7 @@ export function problemResponse(c: Context, p: ProblemError): Response {
 }
 
 /** RFC 6749 §5.2 body; token-endpoint responses must not be cached (§5.1). */
-export function oauthErrorResponse(c: Context, e: OAuthError): Response {
+function oauthErrorResponse(c: Context, e: OAuthError): Response {
   return c.body(JSON.stringify({ error: e.error, error_description: e.description }), e.status as 400, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-store',

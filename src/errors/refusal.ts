@@ -2,7 +2,7 @@ import type { Context, Env, ErrorHandler } from 'hono';
 import { type ProblemError, problem } from './problem-error.ts';
 
 /** What a bearer refusal says: a token refusal, or the reason of the one authorization decision. */
-export type RefusalCode = 'invalid_token' | 'wrong_audience' | 'not_an_operator' | 'insufficient_scope';
+type RefusalCode = 'invalid_token' | 'wrong_audience' | 'not_an_operator' | 'insufficient_scope';
 
 /**
  * A refusal of a protected resource: 401 (token) or 403 (audience, role or scope). It carries a

@@ -6,7 +6,7 @@ import type { HousekeepingJob } from '../store/housekeeping.ts';
  * Deletes the events recorded more than `retentionDays` before `now` (their deliveries go with
  * them); how many.
  */
-export async function pruneEvents(db: Db, retentionDays: number, now: number): Promise<number> {
+async function pruneEvents(db: Db, retentionDays: number, now: number): Promise<number> {
   // Ids are ULIDs, time first: the primary key finds every event recorded before the cutoff.
   const eventCutoff = idFloor('evt', now - retentionDays * 86_400_000);
   // School by school, so each delete is a range of the primary key (school_id, id).

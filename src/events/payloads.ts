@@ -133,7 +133,7 @@ export const EVENT_DATA_SCHEMAS = {
 } as const satisfies { readonly [T in EventType]: z.ZodObject };
 
 /** A value of event data: small JSON, never a secret, password or token. */
-export type EventValue = string | number | boolean | null | readonly string[];
+type EventValue = string | number | boolean | null | readonly string[];
 
 type KeysOf<S> = S extends z.ZodType ? { readonly [K in keyof z.input<S>]-?: EventValue } : never;
 

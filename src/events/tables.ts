@@ -21,7 +21,7 @@ export interface DomainEventsTable {
 }
 
 /** How far a time-driven sweep (enrollment expiry) has looked: events for instants up to here exist. */
-export interface EventSweepsTable {
+interface EventSweepsTable {
   name: string;
   swept_until: string;
 }

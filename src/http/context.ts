@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SigningKeys } from '../crypto/signing-keys.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { CimdFetcher } from '../oauth/cimd.ts';
+import type { CimdFetcher } from '../oauth/clients/cimd.ts';
 import type { BearerVerifier } from '../resource/verifier.ts';
 import type { Db } from '../store/database.ts';
 import type { RedisLink } from '../store/redis.ts';

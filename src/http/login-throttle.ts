@@ -8,13 +8,13 @@ import type { Throttle, ThrottleRule } from './throttle.ts';
 // Failed sign-ins tolerated per account and per client address within 15 minutes.
 export const ACCOUNT_FAILURE_LIMIT = 5;
 export const IP_FAILURE_LIMIT = 50;
-export const LOGIN_WINDOW_SECONDS = 15 * 60;
+const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 /**
  * The per-account counter: an account is locked while it is full. `email` as stored (the domain's
  * `normalizeEmail`), so every caller names the same counter.
  */
-export function accountRule(email: string): ThrottleRule {
+function accountRule(email: string): ThrottleRule {
   return {
     key: `login:account:${email}`,
     limit: ACCOUNT_FAILURE_LIMIT,
@@ -23,7 +23,7 @@ export function accountRule(email: string): ThrottleRule {
 }
 
 /** The per-address counter: one network guessing at many accounts. */
-export function addressRule(address: string): ThrottleRule {
+function addressRule(address: string): ThrottleRule {
   return { key: `login:ip:${address}`, limit: IP_FAILURE_LIMIT, windowSeconds: LOGIN_WINDOW_SECONDS };
 }
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { SecurityEvent } from '../events/catalogue.ts';
 
-export { SECURITY_EVENTS, type SecurityEvent } from '../events/catalogue.ts';
+export type { SecurityEvent } from '../events/catalogue.ts';
 
 /**
  * The security events Lectern logs at info, one JSON line each, named `<subject>.<what happened>`.

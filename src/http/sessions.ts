@@ -10,7 +10,7 @@ import type { AppContext } from './context.ts';
 /** Name of the login-session cookie. Its value is a random token; only its hash is stored. */
 export const SESSION_COOKIE = 'lectern_session';
 /** Double-submit cookie that protects forms shown before anyone is signed in (the login form). */
-export const CSRF_COOKIE = 'lectern_csrf';
+const CSRF_COOKIE = 'lectern_csrf';
 
 /**
  * The name a cookie goes by. Over https it carries the `__Host-` prefix (RFC 6265bis §4.1.3.2):
@@ -18,7 +18,7 @@ export const CSRF_COOKIE = 'lectern_csrf';
  * a plain-http response cannot plant or shadow a session or CSRF cookie. Over http (local
  * development) the bare name: browsers refuse `__Host-` cookies that are not Secure.
  */
-export function cookieName(ctx: AppContext, name: typeof SESSION_COOKIE | typeof CSRF_COOKIE): string {
+function cookieName(ctx: AppContext, name: typeof SESSION_COOKIE | typeof CSRF_COOKIE): string {
   return ctx.config.secureCookies ? `__Host-${name}` : name;
 }
 /** Name of the hidden form field every form carries. */

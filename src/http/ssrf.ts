@@ -84,7 +84,7 @@ export class SsrfError extends Error {
 }
 
 /** Resolves with the system resolver (every A and AAAA answer). */
-export async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
+async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
   const answers = await lookup(hostname, { all: true, verbatim: true });
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 }

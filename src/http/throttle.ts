@@ -12,7 +12,7 @@ export interface ThrottleRule {
 }
 
 /** The answer to `reserve`: counted (retryAfter 0), or refused with the seconds to wait. */
-export interface Reservation {
+interface Reservation {
   readonly retryAfter: number;
   /** Takes this attempt back out of every counter it was added to (nothing when refused). */
   release(): Promise<void>;

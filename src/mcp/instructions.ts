@@ -1,7 +1,7 @@
 import { ACCOUNT_CHALLENGE_SCOPES, MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 
 /** The links an agent needs to authenticate, all under BASE_URL. */
-export function authLinks(baseUrl: string) {
+function authLinks(baseUrl: string) {
   return {
     walkthrough: `${baseUrl}/auth.md`,
     protectedResourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource/mcp`,

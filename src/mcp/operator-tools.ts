@@ -18,7 +18,7 @@ import { toolInput } from './tool-input.ts';
 type Part = 'params' | 'query' | 'body';
 
 /** `courses.create` → `courses_create`: dots are not valid in every client's tool names. */
-export function toolNameOf(op: AdminOperation): string {
+function toolNameOf(op: AdminOperation): string {
   return op.name.replace(/\./g, '_');
 }
 
@@ -146,7 +146,7 @@ function outputOf(op: AdminOperation): {
 }
 
 /** Builds the MCP tool of one admin operation. */
-export function operatorTool(op: AdminOperation): AnyMcpTool {
+function operatorTool(op: AdminOperation): AnyMcpTool {
   const hints = operationHints(op);
   checkHints(toolNameOf(op), hints);
   const input = operationInput(op);

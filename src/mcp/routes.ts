@@ -3,7 +3,7 @@ import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { type BearerRefusal, challengeHeaders, renderRefusals } from '../errors/refusal.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { resourceMetadataUrl } from '../oauth/resource-param.ts';
+import { resourceMetadataUrl } from '../oauth/metadata/resource-param.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { bearerStep } from '../resource/middleware.ts';
 import type { Principal } from '../resource/principal.ts';

@@ -11,7 +11,7 @@ import { MAX_PAGE_LIMIT } from '../domain/kernel/pagination.ts';
 const loose = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
 
 /** The message for argument keys a tool does not take: each named, with a near miss, then the accepted keys. */
-export function unknownKeysMessage(unknown: readonly string[], accepted: readonly string[]): string {
+function unknownKeysMessage(unknown: readonly string[], accepted: readonly string[]): string {
   const named = unknown.map((key) => {
     const near = accepted.find((a) => loose(a) === loose(key));
     return near ? `"${key}" (did you mean "${near}"?)` : `"${key}"`;

@@ -5,10 +5,10 @@ import type { Principal } from '../resource/principal.ts';
 import { checkHints, type ToolHints } from './hints.ts';
 
 // The hints live in hints.ts; READ_ONLY stays importable from here too (bench/floor-server.ts).
-export { READ_ONLY, type ToolHints } from './hints.ts';
+export { READ_ONLY } from './hints.ts';
 
 /** Who may see and call a tool: everyone, or a token holding `scope` (`x:write` implies `x:read`). */
-export type ToolAudience = 'public' | 'member' | 'operator';
+type ToolAudience = 'public' | 'member' | 'operator';
 
 /** What a tool runs with: the app and who is calling (null when anonymous). */
 export interface ToolCall {

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { createAuthorizeApp } from './authorize.ts';
-import type { AuthorizePages } from './authorize-pages.ts';
-import { createIntrospectApp } from './introspect.ts';
-import { createRevokeApp } from './revoke.ts';
-import { createTokenApp } from './token.ts';
-import { createUserInfoApp } from './userinfo.ts';
+import { createAuthorizeApp } from './authorize/authorize.ts';
+import type { AuthorizePages } from './authorize/authorize-pages.ts';
+import { createIntrospectApp } from './token/introspect.ts';
+import { createRevokeApp } from './token/revoke.ts';
+import { createTokenApp } from './token/token.ts';
+import { createUserInfoApp } from './token/userinfo.ts';
 
 /**
  * The authorization flow: /oauth/authorize (its pages passed in from web/), the token, UserInfo,

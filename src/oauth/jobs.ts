@@ -1,5 +1,5 @@
 import type { HousekeepingJob } from '../store/housekeeping.ts';
-import { purgeExpired } from './housekeeping.ts';
+import { purgeExpired } from './grants/housekeeping.ts';
 
 /** The authorization server's housekeeping: long-expired codes, tokens, sessions and reset links. */
 export const jobs: readonly HousekeepingJob[] = [

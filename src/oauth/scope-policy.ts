@@ -1,5 +1,5 @@
 import { OAuthError } from '../errors/oauth-error.ts';
-import type { OAuthClient } from './client-row.ts';
+import type { OAuthClient } from './clients/client-row.ts';
 import {
   ACCOUNT_CHALLENGE_SCOPES,
   ALL_SCOPES,
@@ -19,7 +19,7 @@ export interface ScopeDecision {
 }
 
 /** Member apps act for the member audience; every other kind for the operator audience. */
-export function clientAudience(client: Pick<OAuthClient, 'kind'>): Audience {
+function clientAudience(client: Pick<OAuthClient, 'kind'>): Audience {
   return client.kind === 'member' ? 'member' : 'operator';
 }
 
@@ -50,7 +50,7 @@ export function mayBeGranted(client: ScopedClient, scope: string): boolean {
  * apps: what the `/account/graphql` challenge names (`openid account:read`). Either within what
  * the client may be granted; nothing left is `invalid_scope`.
  */
-export function defaultScopes(client: ScopedClient): string[] {
+function defaultScopes(client: ScopedClient): string[] {
   const base = clientAudience(client) === 'member' ? ACCOUNT_CHALLENGE_SCOPES : MCP_CHALLENGE_SCOPES;
   const granted = base.filter((s) => mayBeGranted(client, s));
   if (granted.length === 0) {

@@ -34,7 +34,7 @@ export const OPERATOR_SCOPES: readonly string[] = Object.entries(RESOURCE_SCOPES
   access.map((a) => `${group}:${a}`),
 );
 export const OPERATOR_READ_SCOPES: readonly string[] = OPERATOR_SCOPES.filter((s) => s.endsWith(':read'));
-export const MEMBER_SCOPES = ['account:read', 'account:write'] as const;
+const MEMBER_SCOPES = ['account:read', 'account:write'] as const;
 
 /** Every scope name the server knows, as advertised in `scopes_supported`. */
 export const ALL_SCOPES: readonly string[] = [...IDENTITY_SCOPES, ...OPERATOR_SCOPES, ...MEMBER_SCOPES];

@@ -57,7 +57,7 @@ export interface OAuthGrantsTable {
   rotation_answer: string | null;
 }
 
-export interface OAuthCodesTable {
+interface OAuthCodesTable {
   /** SHA-256 of the code (base64url). */
   code_hash: string;
   grant_id: string;
@@ -73,7 +73,7 @@ export interface OAuthCodesTable {
   created_at: string;
 }
 
-export interface OAuthTokensTable {
+interface OAuthTokensTable {
   /** SHA-256 of the token (base64url). */
   token_hash: string;
   kind: 'access' | 'refresh';
@@ -103,7 +103,7 @@ export interface SigningKeysTable {
   expires_at: string | null;
 }
 
-export interface SessionsTable {
+interface SessionsTable {
   /** SHA-256 of the session cookie value. */
   id_hash: string;
   user_id: string;
@@ -115,7 +115,7 @@ export interface SessionsTable {
 }
 
 /** A value shown once on the page a form redirects to (a new client secret), sealed. */
-export interface SessionFlashesTable {
+interface SessionFlashesTable {
   /** The session it belongs to (`sessions.id_hash`). */
   session_hash: string;
   /** What it is for, e.g. `member-app-secret:<client_id>`. */

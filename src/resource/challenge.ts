@@ -13,7 +13,7 @@ function describable(text: string): string {
 
 /**
  * Builds the `WWW-Authenticate: Bearer …` challenge of RFC 6750 §3 with RFC 9728 §5.1's pointer
- * at the metadata of the resource that refused (`resourceMetadataUrl` in oauth/resource-param.ts).
+ * at the metadata of the resource that refused (`resourceMetadataUrl` in oauth/metadata/resource-param.ts).
  */
 export function bearerChallenge(
   metadataUrl: string,

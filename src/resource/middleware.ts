@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { type BearerRefusal, RefusalError } from '../errors/refusal.ts';
 import { noteClient } from '../http/access-log.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { type ResourcePath, resourceMetadataUrl } from '../oauth/resource-param.ts';
+import { type ResourcePath, resourceMetadataUrl } from '../oauth/metadata/resource-param.ts';
 import { decide, type Refusal, type Requirement } from './authorization.ts';
 import { bearerChallenge } from './challenge.ts';
 import type { Principal } from './principal.ts';

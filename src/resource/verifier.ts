@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { sha256 } from '../crypto/tokens.ts';
 import { standingRoles } from '../domain/school/standing.ts';
 import { identifyActor } from '../events/context.ts';
-import { isOriginResource } from '../oauth/resource-param.ts';
+import { isOriginResource } from '../oauth/metadata/resource-param.ts';
 import { type Audience, parseScopes } from '../oauth/scopes.ts';
 import { changeWatermark, type Db, preparedOnPostgres } from '../store/database.ts';
 import { nowMs } from '../store/time.ts';
@@ -19,7 +19,7 @@ export interface BearerFailure {
   readonly tokenPresented: boolean;
 }
 
-export type BearerResult = { readonly ok: true; readonly principal: Principal } | BearerFailure;
+type BearerResult = { readonly ok: true; readonly principal: Principal } | BearerFailure;
 
 /** Framework-free bearer verification shared by every protected surface. */
 export interface BearerVerifier {

@@ -14,7 +14,7 @@ const ARG = '\u0000arg';
  * several times); every other value in it is fixed. Reads list their columns (a plan outlives
  * nothing but the connection, and must not outlive a table's shape).
  */
-export function preparedQuery<Row>(
+function preparedQuery<Row>(
   build: (db: Db, arg: (i: number) => string) => Compilable<Row>,
 ): (db: Db | Tx, ...args: unknown[]) => Promise<QueryResult<Row>> {
   // By the engine's adapter: a transaction shares its database's.

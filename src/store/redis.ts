@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 
 /** `up`: commands go out; `down`: unreachable, callers fail open at once; `connecting`: not yet known. */
-export type RedisState = 'connecting' | 'up' | 'down';
+type RedisState = 'connecting' | 'up' | 'down';
 
 /** A Redis connection that knows whether it is worth asking. */
 export interface RedisLink {
@@ -30,7 +30,7 @@ export interface RedisTimeouts {
   readonly maxReconnectMs: number;
 }
 
-export const DEFAULT_REDIS_TIMEOUTS: RedisTimeouts = { connectMs: 500, commandMs: 300, maxReconnectMs: 1000 };
+const DEFAULT_REDIS_TIMEOUTS: RedisTimeouts = { connectMs: 500, commandMs: 300, maxReconnectMs: 1000 };
 
 /**
  * Connects lazily (on first use, so CLI commands never dial Redis), logs once per outage (when

@@ -9,11 +9,11 @@ import { Hono } from 'hono';
 import type { Config } from '../config.ts';
 import { ID_TOKEN_LIFETIME_SECONDS } from '../crypto/signing-keys.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { CODE_LIFETIME_SECONDS } from '../oauth/codes.ts';
-import { isLoopbackRedirectUri } from '../oauth/redirect-uris.ts';
+import { CODE_LIFETIME_SECONDS } from '../oauth/authorize/codes.ts';
+import { isLoopbackRedirectUri } from '../oauth/clients/redirect-uris.ts';
+import { loadVendors } from '../oauth/clients/vendors.ts';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from '../oauth/grants/tokens.ts';
 import { ALL_SCOPES, describeScope, MCP_CHALLENGE_SCOPES, scopeAudience } from '../oauth/scopes.ts';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS } from '../oauth/tokens.ts';
-import { loadVendors } from '../oauth/vendors.ts';
 
 const TEMPLATE_URL = new URL('../../docs/auth.md', import.meta.url);
 
@@ -101,7 +101,7 @@ function lifetimeTable(): string {
 }
 
 /** The walkthrough for this deployment: every placeholder of docs/auth.md filled in. */
-export function renderAuthMarkdown(config: Config, template = readFileSync(TEMPLATE_URL, 'utf8')): string {
+function renderAuthMarkdown(config: Config, template = readFileSync(TEMPLATE_URL, 'utf8')): string {
   const vendor = vendorParts(config);
   const values: Record<string, string> = {
     '{{scope_table}}': scopeTable(),
@@ -137,7 +137,7 @@ const HOST_SECTIONS: readonly (readonly [string, string])[] = [
 ];
 
 /** `/llms.txt` (llmstxt.org): where an agent finds what it needs to authenticate and call. */
-export function renderLlmsTxt(config: Config): string {
+function renderLlmsTxt(config: Config): string {
   const b = config.baseUrl;
   return `# Lectern
 

@@ -1,17 +1,17 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { CSRF_FIELD } from '../http/sessions.ts';
-import type { AuthorizePages, ConsentPageInput } from '../oauth/authorize-pages.ts';
-import type { AuthorizationRequest } from '../oauth/authorize-request.ts';
-import { AUTHORIZE_PARAMS } from '../oauth/authorize-request.ts';
-import { consoleOnThisSite, isConsoleClient } from '../oauth/console-clients.ts';
-import { isLoopbackRedirectUri } from '../oauth/redirect-uris.ts';
+import type { AuthorizePages, ConsentPageInput } from '../oauth/authorize/authorize-pages.ts';
+import type { AuthorizationRequest } from '../oauth/authorize/authorize-request.ts';
+import { AUTHORIZE_PARAMS } from '../oauth/authorize/authorize-request.ts';
+import { consoleOnThisSite, isConsoleClient } from '../oauth/clients/console-clients.ts';
+import { isLoopbackRedirectUri } from '../oauth/clients/redirect-uris.ts';
 import { describeScopes } from '../oauth/scopes.ts';
 import { errorPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
 
 /** Where a redirect URI points, as a person can read it: its host, or scheme for app links. */
-export function redirectTarget(uri: string): { label: string; source: string } {
+function redirectTarget(uri: string): { label: string; source: string } {
   try {
     const url = new URL(uri);
     if (url.protocol === 'http:' || url.protocol === 'https:') return { label: url.host, source: url.origin };
@@ -72,7 +72,7 @@ Approval is handed to a program on your own computer, which Lectern cannot ident
  * (one line per thing it reaches), where you will be sent, and allow / deny. The form posts the
  * original request back.
  */
-export function consentPage(c: Context, input: ConsentPageInput): Promise<Response> {
+function consentPage(c: Context, input: ConsentPageInput): Promise<Response> {
   const { request: req, schools } = input;
   const target = redirectTarget(req.redirectUri);
   const selected = schools.find((s) => s.id === req.orgId) ?? schools[0];

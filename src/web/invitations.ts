@@ -36,11 +36,11 @@ import {
 } from '../http/sessions.ts';
 import type { ThrottleRule } from '../http/throttle.ts';
 import { isFormRequest } from '../oauth/form-body.ts';
-import { revokeAllGrantsOfUser } from '../oauth/grants.ts';
+import { revokeAllGrantsOfUser } from '../oauth/grants/grants.ts';
 import { inTransaction } from '../store/database.ts';
-import { notice } from './account/page-kit.ts';
 import { slowDownPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
+import { notice } from './shared/page-kit.ts';
 
 // Attempts per client address and per invitation within 15 minutes (tokens are 256-bit: this
 // bounds the cost of scripted posting and guessing, not the odds, which are nil anyway).

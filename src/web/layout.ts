@@ -67,7 +67,7 @@ td ul{margin:0;padding-left:1.1rem}
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
 
 /** A whole page: the shared head and stylesheet around `body`. */
-export function layout(title: string, body: Html, options: { wide?: boolean } = {}): Html {
+function layout(title: string, body: Html, options: { wide?: boolean } = {}): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -90,7 +90,7 @@ ${body}
  * consent pages), no caching of pages that carry CSRF tokens, and a CSP that allows only our
  * inline stylesheet. `formAction`, when given, restricts where forms may post (and redirect to).
  */
-export function pageHeaders(options: { formAction?: readonly string[] } = {}): Record<string, string> {
+function pageHeaders(options: { formAction?: readonly string[] } = {}): Record<string, string> {
   const csp = [
     "default-src 'none'",
     `style-src 'sha256-${CSS_HASH}'`,

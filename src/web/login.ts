@@ -20,7 +20,7 @@ import { sendPage } from './layout.ts';
 import { lockoutPage } from './recovery/views.ts';
 
 /** Where a signed-in person lands when no return_to was given. */
-export const DEFAULT_LANDING = '/account';
+const DEFAULT_LANDING = '/account';
 
 // The limits live with the lock they make (http/login-throttle.ts); tests import them from here.
 export { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT } from '../http/login-throttle.ts';

@@ -13,7 +13,7 @@ export interface ClaimedDelivery {
 }
 
 /** Due deliveries read per endpoint by one claim: the most one lane takes on in a row. */
-export const RUN_LENGTH = 20;
+const RUN_LENGTH = 20;
 
 /** Rows one claim reads at most: the oldest due deliveries of many endpoints. */
 const MAX_DUE_ROWS = 1000;

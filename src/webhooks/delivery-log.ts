@@ -8,7 +8,7 @@ import { isoNow } from '../store/time.ts';
 import type { WebhookAttemptsTable } from './tables.ts';
 
 /** The most deliveries one replay queues; a wider window is replayed in several calls. */
-export const MAX_REPLAY = 10_000;
+const MAX_REPLAY = 10_000;
 
 /** One delivery attempt, as the endpoint's log shows it. */
 export interface WebhookAttempt {

@@ -15,7 +15,7 @@ import { newWebhookSecret } from './signing.ts';
 import type { WebhookEndpointsTable } from './tables.ts';
 
 /** Endpoints a school may have: enough for every integration, few enough to fan out cheaply. */
-export const MAX_ENDPOINTS_PER_SCHOOL = 20;
+const MAX_ENDPOINTS_PER_SCHOOL = 20;
 
 /** A webhook endpoint as operators see it (never its secret, but after create and rotate). */
 export interface WebhookEndpoint {
@@ -38,7 +38,7 @@ export const MAX_EVENT_PATTERNS = 50;
 export const MAX_DESCRIPTION_LENGTH = 500;
 
 /** Subscription patterns: each a deliverable type, `<group>.*` or `*`; 1 to 50 of them. */
-export const EventPatterns = worded(
+const EventPatterns = worded(
   z
     .array(
       z
@@ -78,7 +78,7 @@ export interface EndpointSettings {
   readonly secretOverlapSeconds: number;
 }
 
-export function toEndpoint(row: WebhookEndpointsTable, now = isoNow()): WebhookEndpoint {
+function toEndpoint(row: WebhookEndpointsTable, now = isoNow()): WebhookEndpoint {
   const overlap = row.previous_secret_expires_at;
   return {
     id: row.id,

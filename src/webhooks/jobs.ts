@@ -3,13 +3,10 @@ import type { HousekeepingJob } from '../store/housekeeping.ts';
 import { isoNow } from '../store/time.ts';
 
 /** How long finished deliveries and attempts stay in an endpoint's log. */
-export const DELIVERY_LOG_DAYS = 30;
+const DELIVERY_LOG_DAYS = 30;
 
 /** Prunes the delivery log beyond DELIVERY_LOG_DAYS: attempts, and deliveries no longer pending. */
-export async function pruneDeliveryLog(
-  db: Db,
-  now: number,
-): Promise<{ attempts: number; deliveries: number }> {
+async function pruneDeliveryLog(db: Db, now: number): Promise<{ attempts: number; deliveries: number }> {
   const logCutoff = isoNow(now - DELIVERY_LOG_DAYS * 86_400_000);
   const attempts = await db
     .deleteFrom('webhook_attempts')

@@ -5,9 +5,9 @@ import { pinnedLookup, type ResolvedAddress, resolvePublicAddress, SsrfError } f
 import { isLoopbackHost } from './endpoint-url.ts';
 
 /** Response bytes read at most; the rest is dropped (a huge body never holds the worker). */
-export const MAX_RESPONSE_BYTES = 64 * 1024;
+const MAX_RESPONSE_BYTES = 64 * 1024;
 /** Characters of the response kept in the delivery log. */
-export const EXCERPT_CHARS = 1024;
+const EXCERPT_CHARS = 1024;
 
 /**
  * Options tests use to reach a local HTTPS receiver (its CA, a resolver mapping a test name, one

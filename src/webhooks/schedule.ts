@@ -3,7 +3,7 @@
  * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h; after the tenth attempt the delivery
  * has failed. Each wait is jittered by ±10 % so endpoints recovering at once are not stampeded.
  */
-export const RETRY_SCHEDULE_SECONDS: readonly number[] = [
+const RETRY_SCHEDULE_SECONDS: readonly number[] = [
   5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400,
 ];
 

@@ -6,7 +6,7 @@ import { createHmac, randomBytes } from 'node:crypto';
  * those bytes over `<webhook-id>.<webhook-timestamp>.<body>`; `webhook-signature` lists one
  * signature per live secret, space-separated, so receivers verify across a rotation.
  */
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 
 /** A new signing secret (24 random bytes, as the reference libraries generate). */
 export function newWebhookSecret(): string {
@@ -21,7 +21,7 @@ function keyOf(secret: string): Buffer {
 }
 
 /** One `v1,<base64>` signature of a message. */
-export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
+function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
   const mac = createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
   return `v1,${mac}`;
 }

@@ -21,9 +21,9 @@ export interface WebhookEndpointsTable {
   updated_at: string;
 }
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   id: string;
   school_id: string;
   endpoint_id: string;

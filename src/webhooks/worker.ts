@@ -47,9 +47,9 @@ export interface WebhookWorker {
 }
 
 /** Endpoints called at once by one instance. */
-export const DEFAULT_CONCURRENCY = 32;
+const DEFAULT_CONCURRENCY = 32;
 /** Endpoints of one school called at once by one instance: a quarter of the lanes. */
-export const DEFAULT_PER_SCHOOL = 8;
+const DEFAULT_PER_SCHOOL = 8;
 /** Deliveries leased per claim. */
 const DEFAULT_BATCH = 100;
 /** Reads one claim makes at most when a concurrent claim takes rows it chose. */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { TestDatabase } from '../support/database.ts';
 
-export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 /** A clean environment for a spawned `lectern`: only what it needs, on the test's database. */
 export function cliEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CimdFetchOptions } from '../../src/oauth/cimd-fetch.ts';
+import type { CimdFetchOptions } from '../../src/oauth/clients/cimd-fetch.ts';
 import { writeTestCertificate } from '../support/tls.ts';
 
 /** The CIMD client's web site in the end-to-end tests (the app needs CIMD_ALLOWED_HOSTS=HOST). */

@@ -6,7 +6,7 @@ import { createWorld } from '../support/world.ts';
 import { CIMD_HOST, type CimdSite, startCimdSite } from './cimd-server.ts';
 
 /** One kind of client of product.md §3, as a real client library would be configured. */
-export interface ClientScenario {
+interface ClientScenario {
   readonly name: string;
   readonly kind: 'loopback' | 'member' | 'vendor' | 'cimd';
   readonly clientId: string;

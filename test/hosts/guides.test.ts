@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { OAuthError } from '../../src/errors/oauth-error.ts';
-import { findClient } from '../../src/oauth/clients.ts';
+import { findClient } from '../../src/oauth/clients/clients.ts';
 import { decideScopes, guideSection, HOST_GUIDE_SECTIONS } from '../../src/oauth/scope-policy.ts';
 import { docBlocks } from '../support/doc-runner.ts';
 import {

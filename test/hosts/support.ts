@@ -168,7 +168,7 @@ export async function jsonRpc(res: Response): Promise<Record<string, unknown>> {
 }
 
 /** One MCP request as a 2025-era streamable HTTP client posts it. */
-export function postMcp(
+function postMcp(
   net: HostNetwork,
   mcpUrl: string,
   message: Record<string, unknown>,
@@ -325,7 +325,7 @@ function tomlValue(value: string): TomlValue {
  * non-member client may have (no `account:*`), and the grant is the list as written.
  */
 export async function assertGrantedExactly(t: TestApp, clientId: string, scopes: readonly string[]) {
-  const { findClient } = await import('../../src/oauth/clients.ts');
+  const { findClient } = await import('../../src/oauth/clients/clients.ts');
   const client = await findClient(t.runtime, clientId);
   assert.ok(client, clientId);
   assert.notEqual(client.kind, 'member');

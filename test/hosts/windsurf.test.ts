@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { loadVendors } from '../../src/oauth/clients/vendors.ts';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
-import { loadVendors } from '../../src/oauth/vendors.ts';
 import {
   granted,
   HostNetwork,

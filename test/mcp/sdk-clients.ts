@@ -21,7 +21,7 @@ export interface ToolResult {
 }
 
 /** One connected MCP client of either generation, with the SDK's own OAuth handling. */
-export interface SdkSession {
+interface SdkSession {
   listTools(): Promise<string[]>;
   /** Calls a tool; when the SDK stops for the user's browser, finishes the redirect and calls again. */
   call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;

@@ -18,16 +18,21 @@ import { addRoles } from '../../src/domain/school/memberships.ts';
 import { createSchool } from '../../src/domain/school/schools.ts';
 import { createUser } from '../../src/domain/school/users.ts';
 import { isPublicAddress } from '../../src/http/ssrf.ts';
-import { CIMD_PRUNE_AFTER_SECONDS, checkCimdUrl, lastCimdRefusal, pruneStale } from '../../src/oauth/cimd.ts';
+import {
+  CIMD_PRUNE_AFTER_SECONDS,
+  checkCimdUrl,
+  lastCimdRefusal,
+  pruneStale,
+} from '../../src/oauth/clients/cimd.ts';
 import {
   CIMD_MAX_TTL_SECONDS,
   CIMD_TIMEOUT_MS,
   CimdError,
   cacheSeconds,
   fetchMetadataDocument,
-} from '../../src/oauth/cimd-fetch.ts';
-import { redirectUriMatches, resolveClient } from '../../src/oauth/clients.ts';
-import { createGrant } from '../../src/oauth/grants.ts';
+} from '../../src/oauth/clients/cimd-fetch.ts';
+import { redirectUriMatches, resolveClient } from '../../src/oauth/clients/clients.ts';
+import { createGrant } from '../../src/oauth/grants/grants.ts';
 import { isoNow } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { authorizeInBrowser, Browser, pkcePair } from '../support/oauth-flow.ts';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
-import { DOCS_CLIENT_ID, GRAPHIQL_CLIENT_ID } from '../../src/oauth/console-clients.ts';
+import { DOCS_CLIENT_ID, GRAPHIQL_CLIENT_ID } from '../../src/oauth/clients/console-clients.ts';
 import { ALL_SCOPES, describeScope, describeScopes, OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { CIMD_HOST, type CimdSite, startCimdSite } from '../clients/cimd-server.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';

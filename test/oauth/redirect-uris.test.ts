@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { OAuthClient } from '../../src/oauth/clients.ts';
-import { redirectUriMatches } from '../../src/oauth/clients.ts';
-import { isLoopbackRedirectUri } from '../../src/oauth/redirect-uris.ts';
+import type { OAuthClient } from '../../src/oauth/clients/clients.ts';
+import { redirectUriMatches } from '../../src/oauth/clients/clients.ts';
+import { isLoopbackRedirectUri } from '../../src/oauth/clients/redirect-uris.ts';
 
 const client = (redirectUris: string[], redirectUriPrefixes: string[] = []): OAuthClient => ({
   id: 'c',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
-import { findClient, verifyClientSecret } from '../../src/oauth/clients.ts';
+import { findClient, verifyClientSecret } from '../../src/oauth/clients/clients.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { type OwnRedis, REDIS_SERVER_AVAILABLE, startOwnRedis } from '../support/redis-server.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OAuthError } from '../../src/errors/oauth-error.ts';
-import type { OAuthClient } from '../../src/oauth/clients.ts';
+import type { OAuthClient } from '../../src/oauth/clients/clients.ts';
 import { decideScopes, mayBeGranted, narrowScopes } from '../../src/oauth/scope-policy.ts';
 import { OPERATOR_READ_SCOPES } from '../../src/oauth/scopes.ts';
 

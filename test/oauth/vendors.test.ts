@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { createApp } from '../../src/app.ts';
 import { ConfigError } from '../../src/config.ts';
 import type { AppContext } from '../../src/http/context.ts';
-import { findClient, redirectUriMatches } from '../../src/oauth/clients.ts';
-import { ensureVendorClients, loadVendors } from '../../src/oauth/vendors.ts';
+import { findClient, redirectUriMatches } from '../../src/oauth/clients/clients.ts';
+import { ensureVendorClients, loadVendors } from '../../src/oauth/clients/vendors.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 

@@ -4,7 +4,7 @@ import type { DestinationStream } from 'pino';
 import { createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { AppEnv } from '../../src/http/context.ts';
-import type { CimdFetchOptions } from '../../src/oauth/cimd-fetch.ts';
+import type { CimdFetchOptions } from '../../src/oauth/clients/cimd-fetch.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createTestClock, type TestClock } from './clock.ts';

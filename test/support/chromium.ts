@@ -6,7 +6,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
  * The Chromium the browser tests drive: Debian's package (never a downloaded browser), or the
  * binary LECTERN_TEST_CHROMIUM names.
  */
-export const CHROMIUM = process.env.LECTERN_TEST_CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM = process.env.LECTERN_TEST_CHROMIUM || '/usr/bin/chromium';
 
 /**
  * Why the browser tests skip, or false when Chromium is there. Put on each `it` (not on the

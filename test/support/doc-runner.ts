@@ -47,7 +47,7 @@ export function docBlocks(markdown: string): DocBlock[] {
 }
 
 /** One `curl` call a block made: its HTTP status and what it printed. */
-export interface CurlCall {
+interface CurlCall {
   readonly status: number;
   readonly body: string;
 }

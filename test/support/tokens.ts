@@ -1,5 +1,5 @@
-import { createGrant } from '../../src/oauth/grants.ts';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, issueTokens } from '../../src/oauth/tokens.ts';
+import { createGrant } from '../../src/oauth/grants/grants.ts';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, issueTokens } from '../../src/oauth/grants/tokens.ts';
 import { isoNow, systemClock, withClock } from '../../src/store/time.ts';
 import type { TestApp } from './app.ts';
 

@@ -13,7 +13,8 @@ import { issueTestToken } from './tokens.ts';
  * The one test world: the demo seed of product.md §9 (Demo Academy and Other School with their
  * people, catalogue and community), with handles to the ids tests need, and fresh schools built
  * the same way for tests that need a school of their own. Every surface's data sets (the
- * admin, account and MCP scenes in world-scenes.ts, the domain contract fixture) build on the
+ * admin, account and MCP scenes in world-resources.ts, world-account.ts and world-mcp.ts, the domain
+ * contract fixture in world-domain.ts) build on the
  * handles and helpers here, so a school, a person and a token are made one way.
  */
 
@@ -63,7 +64,7 @@ export async function addPerson(
 }
 
 /** Handles on an existing school and its owner. */
-export function schoolHandle(t: TestApp, schoolId: string, ownerId: string): SchoolFixture {
+function schoolHandle(t: TestApp, schoolId: string, ownerId: string): SchoolFixture {
   return {
     schoolId,
     ownerId,

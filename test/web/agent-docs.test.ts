@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ID_TOKEN_LIFETIME_SECONDS } from '../../src/crypto/signing-keys.ts';
+import { ACCESS_TOKEN_LIFETIME_SECONDS } from '../../src/oauth/grants/tokens.ts';
 import { ALL_SCOPES } from '../../src/oauth/scopes.ts';
-import { ACCESS_TOKEN_LIFETIME_SECONDS } from '../../src/oauth/tokens.ts';
 import { duration } from '../../src/web/agent-docs.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 

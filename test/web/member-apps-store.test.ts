@@ -3,13 +3,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import {
-  listSchoolConnections,
-  listUserConnections,
-  revokeOwnConnection,
-  revokeSchoolConnection,
-} from '../../src/oauth/connected-apps.ts';
-import { createGrant, findGrant } from '../../src/oauth/grants.ts';
-import {
   createMemberApp,
   deleteMemberApp,
   getMemberApp,
@@ -20,8 +13,15 @@ import {
   TooManyAppsError,
   updateMemberApp,
   validateMemberAppInput,
-} from '../../src/oauth/member-apps.ts';
-import { issueTokens } from '../../src/oauth/tokens.ts';
+} from '../../src/oauth/clients/member-apps.ts';
+import {
+  listSchoolConnections,
+  listUserConnections,
+  revokeOwnConnection,
+  revokeSchoolConnection,
+} from '../../src/oauth/grants/connected-apps.ts';
+import { createGrant, findGrant } from '../../src/oauth/grants/grants.ts';
+import { issueTokens } from '../../src/oauth/grants/tokens.ts';
 import type { Db } from '../../src/store/database.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
 import { createWorld } from '../support/world.ts';

@@ -5,7 +5,7 @@ import { defineOperation } from '../define-operation.ts';
 import { Id, named, PageQuery, pageOf, RangeQuery, Timestamp } from '../schemas.ts';
 
 /** `type=a,b`: a comma-separated list of catalogue types (unknown names are a 422, not ignored). */
-export const EventTypeList = z
+const EventTypeList = z
   .string()
   .max(2000)
   .transform((v) =>
@@ -23,7 +23,7 @@ const ActorSchema = z.object({
   client_id: z.string().nullable().describe('The OAuth client a user acted through, if any.'),
 });
 
-export const AuditEventSchema = named(
+const AuditEventSchema = named(
   'AuditEvent',
   z.object({
     id: Id.describe('Also the `webhook-id` of its deliveries.'),
@@ -36,7 +36,7 @@ export const AuditEventSchema = named(
   'A domain event of the school: one entry of its audit trail.',
 );
 
-export const presentAuditEvent = (e: AuditEvent) => ({
+const presentAuditEvent = (e: AuditEvent) => ({
   id: e.id,
   type: e.type,
   actor: { type: e.actor.type, id: e.actor.id, client_id: e.actor.clientId },

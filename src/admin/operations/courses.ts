@@ -26,7 +26,7 @@ import {
   toSnake,
 } from '../schemas.ts';
 
-export const CourseSchema = named(
+const CourseSchema = named(
   'Course',
   z.object({
     id: Id,

@@ -17,7 +17,7 @@ import { defineOperation } from '../define-operation.ts';
 import { actionScope, type Delivery, invite, resend, revoke } from '../member-actions.ts';
 import { bodyOf, Id, named, PageQuery, pageOf, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
 
-export const InvitationSchema = named(
+const InvitationSchema = named(
   'Invitation',
   z.object({
     id: Id,

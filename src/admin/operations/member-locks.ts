@@ -63,7 +63,7 @@ export async function lockedMembers(app: AppContext, db: Db | Tx, schoolId: stri
 }
 
 /** One member's lock state (404 when the id is not a member of this school). */
-export async function memberLock(
+async function memberLock(
   app: AppContext,
   db: Db | Tx,
   schoolId: string,

@@ -19,7 +19,7 @@ import { countRows, type Page, type PageParams, paginate } from '../kernel/pagin
 import type { CoursesTable } from '../kernel/tables.ts';
 
 export const COURSE_STATUSES = ['draft', 'published', 'archived'] as const;
-export type CourseStatus = (typeof COURSE_STATUSES)[number];
+type CourseStatus = (typeof COURSE_STATUSES)[number];
 
 /** A course as every surface sees it. Money: integer minor units beside its currency. */
 export interface Course {
@@ -39,7 +39,7 @@ export interface Course {
 }
 
 /** A course's fields as a client writes them: each rule once (the admin API derives its bodies). */
-export const CourseFields = z.object({
+const CourseFields = z.object({
   slug: Slug,
   title: Text(200),
   description: z.string().max(20_000),

@@ -12,7 +12,7 @@ import type { LecturesTable, SectionsTable } from '../kernel/tables.ts';
  */
 
 export const LECTURE_TYPES = ['video', 'text', 'quiz', 'file'] as const;
-export type LectureType = (typeof LECTURE_TYPES)[number];
+type LectureType = (typeof LECTURE_TYPES)[number];
 
 /** A lecture; positions are 1-based within its section. */
 export interface Lecture {
@@ -43,7 +43,7 @@ export interface Section {
 }
 
 /** A 1-based place among a course's sections or a section's lectures. */
-export const Position = z
+const Position = z
   .number()
   .int()
   .min(1)
@@ -51,12 +51,12 @@ export const Position = z
   .describe('1-based; omitted appends, later items shift down.');
 
 /** A section's fields as a client writes them. */
-export const SectionFields = z.object({ title: Text(200), position: Position });
+const SectionFields = z.object({ title: Text(200), position: Position });
 export const SectionCreate = SectionFields.partial({ position: true });
 export const SectionPatch = SectionFields.pick({ title: true }).partial();
 
 /** A lecture's fields as a client writes them: each rule once (the admin API derives its bodies). */
-export const LectureFields = z.object({
+const LectureFields = z.object({
   title: Text(200),
   type: z.enum(LECTURE_TYPES),
   durationSeconds: z.number().int().min(0).max(1_000_000),

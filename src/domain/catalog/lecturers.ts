@@ -24,7 +24,7 @@ export interface Lecturer {
 }
 
 /** A lecturer's fields as a client writes them: each rule once (the admin API derives its bodies). */
-export const LecturerFields = z.object({
+const LecturerFields = z.object({
   name: Text(200),
   userId: Id.nullable().describe('A member of the school; one profile per member.'),
   headline: z.string().max(200).nullable(),

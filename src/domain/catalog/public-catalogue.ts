@@ -133,7 +133,7 @@ export function toPublicSchool(school: School): PublicSchool {
 }
 
 /** The public face of a course (call only for published ones). */
-export function toPublicCourse(course: Course): PublicCourse {
+function toPublicCourse(course: Course): PublicCourse {
   return {
     slug: course.slug,
     title: course.title,

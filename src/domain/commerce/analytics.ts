@@ -18,7 +18,7 @@ export interface DateRange {
 
 const DAY_MS = 86_400_000;
 /** Longest range one report covers. */
-export const MAX_RANGE_DAYS = 731;
+const MAX_RANGE_DAYS = 731;
 
 /** A report's window, as two instants. */
 const RangeFields = z.object({ from: Instant.optional(), to: Instant.optional() });

@@ -18,12 +18,12 @@ import { mapPage, type Page, type PageParams, paginate } from '../kernel/paginat
 import type { CouponsTable } from '../kernel/tables.ts';
 
 export const COUPON_KINDS = ['percent', 'fixed'] as const;
-export const PRODUCT_TYPES = ['course', 'digital_product', 'membership_plan', 'event'] as const;
+const PRODUCT_TYPES = ['course', 'digital_product', 'membership_plan', 'event'] as const;
 
 /** A product a coupon applies to. */
 /** A product a coupon may apply to. */
 export const ProductRefFields = z.object({ type: z.enum(PRODUCT_TYPES), id: Id });
-export type ProductRef = z.output<typeof ProductRefFields>;
+type ProductRef = z.output<typeof ProductRefFields>;
 
 /** A discount code. Percent coupons carry `percentOff`; fixed ones `amountOff` in `currency`. */
 export interface Coupon {
@@ -45,7 +45,7 @@ export interface Coupon {
 }
 
 /** A coupon's fields as a client writes them: each rule once (the admin API derives its bodies). */
-export const CouponFields = z.object({
+const CouponFields = z.object({
   code: z
     .string()
     .trim()
@@ -108,7 +108,7 @@ const codeTaken = (code: string) =>
   });
 
 /** Codes are compared case-insensitively, so they are stored upper-cased. */
-export function normalizeCode(code: string): string {
+function normalizeCode(code: string): string {
   return code.trim().toUpperCase();
 }
 
@@ -206,11 +206,7 @@ export async function createCoupon(db: Db | Tx, schoolId: string, input: CouponI
 }
 
 /** A coupon of the school by code (case-insensitive), or undefined. */
-export async function findCouponByCode(
-  db: Db | Tx,
-  schoolId: string,
-  code: string,
-): Promise<Coupon | undefined> {
+async function findCouponByCode(db: Db | Tx, schoolId: string, code: string): Promise<Coupon | undefined> {
   const row = await db
     .selectFrom('coupons')
     .selectAll()

@@ -28,7 +28,7 @@ export interface DigitalProduct {
 }
 
 /** A product's fields as a client writes them: each rule once (the admin API derives its bodies). */
-export const DigitalProductFields = z.object({
+const DigitalProductFields = z.object({
   title: Text(200),
   description: z.string().max(20_000),
   priceAmount: Amount,

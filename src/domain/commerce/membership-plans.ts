@@ -28,7 +28,7 @@ export interface MembershipPlan {
 }
 
 /** A plan's fields as a client writes them: each rule once (the admin API derives its bodies). */
-export const MembershipPlanFields = z.object({
+const MembershipPlanFields = z.object({
   name: Text(200),
   description: z.string().max(20_000),
   interval: z.enum(PLAN_INTERVALS),

@@ -11,11 +11,11 @@ import { countRows, type Page, type PageParams, paginate } from '../kernel/pagin
 import type { OrderItemsTable, OrdersTable } from '../kernel/tables.ts';
 
 export const ORDER_STATUSES = ['paid', 'refunded', 'partially_refunded', 'failed'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+type OrderStatus = (typeof ORDER_STATUSES)[number];
 /** Orders that count as revenue: paid ones, refunds netted out (failed ones never do). */
-export const REVENUE_STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded', 'refunded'];
+const REVENUE_STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded', 'refunded'];
 export const PRODUCT_TYPES = ['course', 'digital_product', 'membership_plan', 'event'] as const;
-export type ProductType = (typeof PRODUCT_TYPES)[number];
+type ProductType = (typeof PRODUCT_TYPES)[number];
 
 /** One line of an order; amounts in minor units of the order's currency. */
 export interface OrderItem {
@@ -49,7 +49,7 @@ export interface Order {
 }
 
 /** Which orders to list: by status, buyer, and a window of creation instants. */
-export const OrderFilterFields = z
+const OrderFilterFields = z
   .object({
     status: z.enum(ORDER_STATUSES),
     userId: z.string(),
@@ -183,7 +183,7 @@ export function revenueOrders(db: Db | Tx, schoolId: string, range: { from: stri
 }
 
 /** One line of a recorded order. */
-export const OrderItemFields = z.object({
+const OrderItemFields = z.object({
   productType: z.enum(PRODUCT_TYPES),
   productId: Text(100),
   title: Text(200),

@@ -10,7 +10,7 @@ import { countRows, mapPage, type Page, type PageParams, paginate } from '../ker
 import type { SubscriptionsTable } from '../kernel/tables.ts';
 
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** A member's subscription to a membership plan. */
 export interface Subscription {
@@ -31,7 +31,7 @@ export interface Subscription {
 }
 
 /** Which subscriptions to list: by status, member or plan. */
-export const SubscriptionFilterFields = z
+const SubscriptionFilterFields = z
   .object({ status: z.enum(SUBSCRIPTION_STATUSES), userId: z.string(), planId: z.string() })
   .partial();
 export type SubscriptionFilter = z.input<typeof SubscriptionFilterFields>;
@@ -244,7 +244,7 @@ export async function cancelSubscription(
 }
 
 /** `active` and `trialing`: the statuses of a subscription that runs (and renews). */
-export function isRunning(status: SubscriptionStatus): boolean {
+function isRunning(status: SubscriptionStatus): boolean {
   return status === 'active' || status === 'trialing';
 }
 

@@ -235,7 +235,7 @@ export function listUserRegistrations(
 }
 
 /** Registrations of the school by event and/or user. */
-export async function listRegistrations(
+async function listRegistrations(
   db: Db | Tx,
   schoolId: string,
   filter: RegistrationFilter,

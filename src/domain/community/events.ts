@@ -35,7 +35,7 @@ export interface Event {
 }
 
 /** An event's fields as a client writes them: each rule once (the admin API derives its bodies). */
-export const EventFields = z.object({
+const EventFields = z.object({
   title: Text(200),
   description: z.string().max(20_000),
   startsAt: Instant,
@@ -63,7 +63,7 @@ export type EventInput = z.input<typeof EventCreate>;
 export const EventPatch = EventFields.partial();
 
 /** Which events to list: a window of instants, status and visibility. */
-export const EventFilterFields = z
+const EventFilterFields = z
   .object({
     /** Events ending after this instant (e.g. now: upcoming and running). */
     endsAfter: Instant,
@@ -165,7 +165,7 @@ export function listUpcomingPublicEvents(
 }
 
 /** An event of the school, or undefined. */
-export async function findEvent(db: Db | Tx, schoolId: string, id: string): Promise<Event | undefined> {
+async function findEvent(db: Db | Tx, schoolId: string, id: string): Promise<Event | undefined> {
   const row = await eventQuery(db, schoolId).where('events.id', '=', id).executeTakeFirst();
   return row ? toEvent(row) : undefined;
 }

@@ -18,7 +18,7 @@ import type { PagesTable } from '../kernel/tables.ts';
 import { likePattern } from './posts.ts';
 
 /** One content block of a page; surfaces validate the block shapes (admin/operations/pages.ts). */
-export type Block = { type: string } & Record<string, unknown>;
+type Block = { type: string } & Record<string, unknown>;
 
 /** A site page built from blocks. */
 export interface SitePage {
@@ -37,7 +37,7 @@ export interface SitePage {
  * The domain keeps any block with a type (pages seeded or imported before the block set was
  * fixed hold other shapes); the API writes only its structured blocks (its `PageBlock`).
  */
-export const SitePageFields = z.object({
+const SitePageFields = z.object({
   slug: Slug,
   title: Text(200),
   blocks: worded(

@@ -27,7 +27,7 @@ export interface Post {
 }
 
 /** A post's fields as a client writes them: each rule once (the admin API derives its bodies). */
-export const PostFields = z.object({
+const PostFields = z.object({
   title: Text(200),
   slug: Slug,
   body: z.string().max(200_000),

@@ -20,7 +20,7 @@ export const DEMO_ACCOUNTS = [
 ] as const;
 
 /** What the demo seed created, for the courses/commerce part to build on. */
-export interface DemoIdentity {
+interface DemoIdentity {
   demoSchoolId: string;
   otherSchoolId: string;
   ownerId: string;

@@ -2,7 +2,7 @@ import { type SelectQueryBuilder, sql } from 'kysely';
 import { type ProblemError, problem, problems } from '../../errors/problem-error.ts';
 
 /** Default and largest page size of every list (product.md §6). */
-export const DEFAULT_PAGE_LIMIT = 20;
+const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
 
 /** What a caller asks for: how many, and after which cursor (opaque, from a previous page). */

@@ -33,7 +33,7 @@ export interface SchoolsTable {
   updated_at: string;
 }
 
-export interface MembershipsTable {
+interface MembershipsTable {
   id: string;
   school_id: string;
   user_id: string;
@@ -92,7 +92,7 @@ export interface CoursesTable {
   updated_at: string;
 }
 
-export interface CourseLecturersTable {
+interface CourseLecturersTable {
   course_id: string;
   lecturer_id: string;
   position: number;
@@ -210,7 +210,7 @@ export interface MembershipPlansTable {
   updated_at: string;
 }
 
-export interface MembershipPlanCoursesTable {
+interface MembershipPlanCoursesTable {
   plan_id: string;
   course_id: string;
 }
@@ -344,7 +344,7 @@ export interface InvitationsTable {
   updated_at: string;
 }
 
-export interface IdempotencyKeysTable {
+interface IdempotencyKeysTable {
   school_id: string;
   client_id: string;
   key: string;
@@ -357,7 +357,7 @@ export interface IdempotencyKeysTable {
 }
 
 /** A one-time password-reset link: only its hash is kept; single-use and expiring. */
-export interface PasswordResetsTable {
+interface PasswordResetsTable {
   token_hash: string;
   user_id: string;
   created_at: string;

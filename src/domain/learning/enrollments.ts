@@ -20,7 +20,7 @@ import {
 } from './lecture-progress.ts';
 
 export const ENROLLMENT_SOURCES = ['manual', 'order', 'membership_plan', 'import'] as const;
-export type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
+type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
 export const ENROLLMENT_STATES = ['active', 'expired', 'completed', 'in_progress', 'not_started'] as const;
 export type EnrollmentState = (typeof ENROLLMENT_STATES)[number];
 
@@ -216,11 +216,7 @@ export function countEnrollments(
 }
 
 /** An enrollment of the school by id, or undefined. */
-export async function findEnrollment(
-  db: Db | Tx,
-  schoolId: string,
-  id: string,
-): Promise<Enrollment | undefined> {
+async function findEnrollment(db: Db | Tx, schoolId: string, id: string): Promise<Enrollment | undefined> {
   const row = await baseQuery(db, schoolId).where('enrollments.id', '=', id).executeTakeFirst();
   return row ? toEnrollment(row) : undefined;
 }

@@ -229,7 +229,7 @@ export async function cancelMemberEventRegistration(
 }
 
 /** What a member may change of their own profile. */
-export const MemberProfileFields = z.object({ name: Text(200) });
+const MemberProfileFields = z.object({ name: Text(200) });
 
 /** Renames the member (1–200 characters, trimmed); 422 `validation_failed` otherwise. */
 export async function renameMember(db: Db | Tx, scope: MemberScope, name: string): Promise<MemberProfile> {

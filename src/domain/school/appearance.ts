@@ -19,7 +19,7 @@ export const FONTS = [
   'Merriweather',
   'Source Sans 3',
 ] as const;
-export type Font = (typeof FONTS)[number];
+type Font = (typeof FONTS)[number];
 
 /** A school's theme. */
 export interface Appearance {

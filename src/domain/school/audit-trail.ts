@@ -23,7 +23,7 @@ export interface AuditFilter {
   to?: string;
 }
 
-export function toAuditEvent(row: DomainEventsTable): AuditEvent {
+function toAuditEvent(row: DomainEventsTable): AuditEvent {
   return {
     id: row.id,
     type: row.type,
@@ -50,19 +50,4 @@ export async function listAuditEvents(
   if (filter.to) query = query.where('occurred_at', '<', filter.to);
   const rows = await paginate(query, page, { table: 'domain_events', direction: 'desc' });
   return { data: rows.data.map(toAuditEvent), next_cursor: rows.next_cursor };
-}
-
-/** One event of the school, or undefined. */
-export async function findAuditEvent(
-  db: Db | Tx,
-  schoolId: string,
-  id: string,
-): Promise<AuditEvent | undefined> {
-  const row = await db
-    .selectFrom('domain_events')
-    .selectAll()
-    .where('school_id', '=', schoolId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row ? toAuditEvent(row) : undefined;
 }

@@ -82,7 +82,7 @@ function toSettings(s: SchoolsTable): SchoolSettings {
 }
 
 /** True for an IANA time zone name this runtime knows (e.g. Europe/Berlin). */
-export function isTimeZone(value: string): boolean {
+function isTimeZone(value: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: value });
     return value.length <= 64;
@@ -92,7 +92,7 @@ export function isTimeZone(value: string): boolean {
 }
 
 /** The canonical BCP 47 form of a locale tag, or undefined. */
-export function canonicalLocale(value: string): string | undefined {
+function canonicalLocale(value: string): string | undefined {
   try {
     return Intl.getCanonicalLocales(value)[0];
   } catch {
@@ -152,15 +152,6 @@ export interface SettingsChange {
   readonly settings: SchoolSettings;
   /** Empty when the change did not name the beta features; else one entry for each it set. */
   readonly beta: readonly BetaSetting[];
-}
-
-/** Changes settings; a taken subdomain is a 409 `subdomain_taken`. */
-export async function updateSchoolSettings(
-  db: Db | Tx,
-  schoolId: string,
-  input: SchoolSettingsPatch,
-): Promise<SchoolSettings> {
-  return (await changeSchoolSettings(db, schoolId, input)).settings;
 }
 
 /**

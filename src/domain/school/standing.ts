@@ -42,6 +42,6 @@ export interface MembershipStanding {
 
 /** The roles a membership gives: those of an active one, none otherwise (or without one). */
 export function standingRoles(m: MembershipStanding | null | undefined): Role[] {
-  if (!m || m.status !== 'active' || m.roles === null) return [];
+  if (m?.status !== 'active' || m.roles === null) return [];
   return typeof m.roles === 'string' ? parseRoles(m.roles) : parseRoles(JSON.stringify(m.roles));
 }

@@ -16,7 +16,7 @@ import type { StoredFilesTable } from '../kernel/tables.ts';
  * the declared type, so a file can never be served as something more dangerous than it claims
  * (no HTML, no SVG, no scripts).
  */
-export const ALLOWED_TYPES: Readonly<Record<string, ((b: Uint8Array) => boolean) | null>> = {
+const ALLOWED_TYPES: Readonly<Record<string, ((b: Uint8Array) => boolean) | null>> = {
   'image/png': (b) => starts(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
   'image/jpeg': (b) => starts(b, [0xff, 0xd8, 0xff]),
   'image/gif': (b) => ascii(b, 0, 'GIF87a') || ascii(b, 0, 'GIF89a'),
@@ -64,7 +64,7 @@ function toFile(r: StoredFilesTable): StoredFile {
 }
 
 /** The media type without parameters, lower-cased. */
-export function baseMediaType(value: string): string {
+function baseMediaType(value: string): string {
   return value.split(';')[0].trim().toLowerCase();
 }
 
@@ -80,7 +80,7 @@ function plausibleText(b: Uint8Array): boolean {
 }
 
 /** A safe download name: no path, no control or quoting characters, ≤ 200 characters. */
-export function safeFilename(name: string): string {
+function safeFilename(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
   const clean = [...base]
     .filter((ch) => ch.charCodeAt(0) > 0x1f && ch.charCodeAt(0) !== 0x7f && !'"\\;'.includes(ch))

@@ -73,20 +73,6 @@ export async function createUser(db: Db | Tx, input: NewUser): Promise<User> {
   return user;
 }
 
-/**
- * The user with this email, created (with `name` and `passwordHash`) if there is none: concurrent
- * calls with one new email all get the same single user.
- */
-export async function findOrCreateUser(db: Db | Tx, input: NewUser): Promise<User> {
-  const found = await findUserByEmail(db, input.email);
-  if (found) return found;
-  const user = newUser(input);
-  if (await insertUnlessTaken(db, user)) return user;
-  const winner = await findUserByEmail(db, input.email);
-  if (!winner) throw new Error('user insert conflicted but no user has the email');
-  return winner;
-}
-
 /** Renames a user. */
 export async function updateUserName(db: Db | Tx, id: string, name: string): Promise<void> {
   await db

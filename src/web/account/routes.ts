@@ -8,7 +8,11 @@ import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { logSecurityEvent } from '../../http/security-log.ts';
-import { type Connection, listUserConnections, revokeOwnConnection } from '../../oauth/connected-apps.ts';
+import {
+  type Connection,
+  listUserConnections,
+  revokeOwnConnection,
+} from '../../oauth/grants/connected-apps.ts';
 import { describeScope } from '../../oauth/scopes.ts';
 import type { Html } from '../layout.ts';
 import {
@@ -20,7 +24,7 @@ import {
   topNav,
   type Viewer,
   when,
-} from './page-kit.ts';
+} from '../shared/page-kit.ts';
 
 const DONE: Record<string, string> = {
   revoked: 'The app was disconnected. Its tokens no longer work.',

@@ -6,9 +6,9 @@
 import { html } from 'hono/html';
 import { MIN_PASSWORD_LENGTH } from '../../crypto/passwords.ts';
 import type { Html } from '../layout.ts';
-import { csrfField, type NavLink, notice, topNav, type Viewer } from './page-kit.ts';
+import { csrfField, type NavLink, notice, topNav, type Viewer } from '../shared/page-kit.ts';
 
-export const SETTINGS_DONE: Record<string, string> = {
+const SETTINGS_DONE: Record<string, string> = {
   name: 'Your name was changed.',
   password: 'Your password was changed. Your other sessions were signed out.',
   sessions: 'Your other sessions were signed out.',

@@ -14,7 +14,7 @@ import { countOtherSessions, endUserSessions } from '../../http/sessions.ts';
 import { minutes } from '../error-page.ts';
 import { passwordChangedMail, sendInBackground } from '../recovery/mails.ts';
 import { checkNewPassword } from '../recovery/password-rules.ts';
-import { type NavLink, readForm, requireViewer, sendAreaPage, type Viewer } from './page-kit.ts';
+import { type NavLink, readForm, requireViewer, sendAreaPage, type Viewer } from '../shared/page-kit.ts';
 import { type SettingsError, settingsPage } from './settings-views.ts';
 
 const PAGE = '/account/settings';

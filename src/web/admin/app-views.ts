@@ -5,10 +5,10 @@ import {
   MEMBER_APP_SCOPES,
   type MemberApp,
   type MemberAppErrors,
-} from '../../oauth/member-apps.ts';
+} from '../../oauth/clients/member-apps.ts';
 import { describeScope } from '../../oauth/scopes.ts';
-import { confirmForm, csrfField, notice, when } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
+import { confirmForm, csrfField, notice, when } from '../shared/page-kit.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 import { doneNotice, scopeList } from './views.ts';
 
@@ -23,7 +23,7 @@ export interface SecretFlash {
 }
 
 /** An overlap in words: "24 hours". */
-export function overlapText(seconds: number): string {
+function overlapText(seconds: number): string {
   const hours = Math.round(seconds / 3600);
   return hours === 1 ? '1 hour' : `${hours} hours`;
 }
@@ -84,7 +84,7 @@ function fieldError(errors: MemberAppErrors, field: keyof MemberAppErrors): Html
 }
 
 /** The create / edit form; the client type is chosen at creation only. */
-export function appForm(
+function appForm(
   area: Area,
   action: string,
   values: AppFormValues,

@@ -8,8 +8,8 @@ import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import { betaFeatures, findSchoolById, type School } from '../../domain/school/schools.ts';
 import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
-import { messagePage, type NavLink, requireViewer, topNav, type Viewer } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
+import { messagePage, type NavLink, requireViewer, topNav, type Viewer } from '../shared/page-kit.ts';
 
 /** A school the viewer may operate. */
 export interface OperatedSchool {
@@ -40,7 +40,7 @@ export interface Area {
  * The school of the path if the viewer operates it, else the 403 page. Another school's id and
  * an unknown id get the same answer, so the page does not reveal which schools exist.
  */
-export async function requireOperator(
+async function requireOperator(
   ctx: AppContext,
   c: Context,
   viewer: Viewer,

@@ -19,7 +19,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../../webhooks/endpoints.ts';
-import { messagePage, readForm, sendAreaPage } from '../account/page-kit.ts';
+import { messagePage, readForm, sendAreaPage } from '../shared/page-kit.ts';
 import { type Area, areaPath, operatorPage } from './area.ts';
 import {
   auditPage,

@@ -9,8 +9,8 @@ import {
   MAX_EVENT_PATTERNS,
   type WebhookEndpoint,
 } from '../../webhooks/endpoints.ts';
-import { csrfField, notice, when } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
+import { csrfField, notice, when } from '../shared/page-kit.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 
 /** Messages shown after a redirect, by fixed code (nothing from the URL is echoed). */

@@ -9,9 +9,9 @@ import { lockedMembers, type MemberLock, unlockMember } from '../../admin/operat
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { isoIn } from '../../store/time.ts';
-import { csrfField, messagePage, notice, readForm, sendAreaPage, when } from '../account/page-kit.ts';
 import { minutes } from '../error-page.ts';
 import type { Html } from '../layout.ts';
+import { csrfField, messagePage, notice, readForm, sendAreaPage, when } from '../shared/page-kit.ts';
 import { type Area, areaNav, areaOfRequest, areaPath } from './area.ts';
 
 const DONE: Record<string, string> = {

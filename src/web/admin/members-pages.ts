@@ -21,7 +21,7 @@ import { may } from '../../domain/school/standing.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { putFlash, takeFlash } from '../../http/flash.ts';
-import { messagePage, readForm, sendAreaPage } from '../account/page-kit.ts';
+import { messagePage, readForm, sendAreaPage } from '../shared/page-kit.ts';
 import { type Area, areaOfRequest, areaPath } from './area.ts';
 import { type MembersPageState, membersPage, removeMemberPage, type ShownLink } from './members-views.ts';
 

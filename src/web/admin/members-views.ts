@@ -3,8 +3,8 @@ import { html } from 'hono/html';
 import type { Invitation } from '../../domain/school/invitations.ts';
 import type { Member } from '../../domain/school/members-admin.ts';
 import { ROLES, type Role } from '../../domain/school/roles.ts';
-import { confirmForm, csrfField, notice, when } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
+import { confirmForm, csrfField, notice, when } from '../shared/page-kit.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 
 /** Messages shown after a redirect, chosen by a fixed code (nothing from the URL is echoed). */

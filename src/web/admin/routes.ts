@@ -10,7 +10,6 @@ import { findMembership } from '../../domain/school/memberships.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { putFlash, takeFlash } from '../../http/flash.ts';
 import { logSecurityEvent } from '../../http/security-log.ts';
-import { listSchoolConnections, revokeSchoolConnection } from '../../oauth/connected-apps.ts';
 import {
   createMemberApp,
   deleteMemberApp,
@@ -22,8 +21,9 @@ import {
   TooManyAppsError,
   updateMemberApp,
   validateMemberAppInput,
-} from '../../oauth/member-apps.ts';
-import { messagePage, readForm, requireViewer, sendAreaPage } from '../account/page-kit.ts';
+} from '../../oauth/clients/member-apps.ts';
+import { listSchoolConnections, revokeSchoolConnection } from '../../oauth/grants/connected-apps.ts';
+import { messagePage, readForm, requireViewer, sendAreaPage } from '../shared/page-kit.ts';
 import {
   appListPage,
   appPage,
@@ -45,7 +45,7 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
   // Signed in, operator of the school in the path; else /login or the 403 page.
   const operator = (handler: Handler) => operatorPage(ctx, handler);
   // New apps need the MCP connections beta on. Existing ones stay listed, editable and
-  // deletable while it is off: they simply cannot be authorized (oauth/authorize-request.ts).
+  // deletable while it is off: they simply cannot be authorized (oauth/authorize/authorize-request.ts).
   const creating = (handler: Handler) =>
     operator(async (c, area) => {
       if (!area.developers) {

@@ -1,16 +1,16 @@
 /** The operator area's Settings and Connected apps pages. */
 
 import { html } from 'hono/html';
-import type { Connection } from '../../oauth/connected-apps.ts';
-import { isConsoleClient } from '../../oauth/console-clients.ts';
+import { isConsoleClient } from '../../oauth/clients/console-clients.ts';
+import type { Connection } from '../../oauth/grants/connected-apps.ts';
 import { describeScope } from '../../oauth/scopes.ts';
 import type { ClientKind } from '../../oauth/tables.ts';
-import { confirmForm, csrfField, notice, when } from '../account/page-kit.ts';
 import type { Html } from '../layout.ts';
+import { confirmForm, csrfField, notice, when } from '../shared/page-kit.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 
 /** Messages shown after a redirect, chosen by a fixed code (nothing from the URL is echoed). */
-export const DONE_MESSAGES: Record<string, string> = {
+const DONE_MESSAGES: Record<string, string> = {
   'beta-on': 'MCP connections are on. Developers → OAuth applications is now available.',
   'beta-off':
     'MCP connections are off. Member apps are kept, and can still be edited or deleted, but cannot be authorized or refresh tokens until you turn it on again.',
@@ -67,7 +67,7 @@ authorized. <a href="${areaPath(area.school.id, '/apps')}">Review or delete memb
 }
 
 /** Who a client is, in words (the consent page uses the same kinds). */
-export function kindLabel(kind: ClientKind, clientId: string): string {
+function kindLabel(kind: ClientKind, clientId: string): string {
   if (isConsoleClient({ id: clientId })) return 'Part of Lectern';
   switch (kind) {
     case 'vendor':

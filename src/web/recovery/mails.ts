@@ -10,7 +10,7 @@ import { composeMail } from '../../mail/compose.ts';
 import type { MailMessage } from '../../mail/mailer.ts';
 
 /** The name an account email is sent in. */
-export async function senderName(ctx: AppContext, userId: string): Promise<string> {
+async function senderName(ctx: AppContext, userId: string): Promise<string> {
   const schools = (await listMembershipsOfUser(ctx.db, userId)).filter((m) => m.status === 'active');
   return schools.length === 1 ? schools[0].schoolName : 'Lectern';
 }

@@ -26,7 +26,7 @@ import { logSecurityEvent } from '../../http/security-log.ts';
 import { CSRF_FIELD, csrfToken, endUserSessions, verifyCsrf } from '../../http/sessions.ts';
 import type { ThrottleRule } from '../../http/throttle.ts';
 import { isFormRequest } from '../../oauth/form-body.ts';
-import { revokeAllGrantsOfUser } from '../../oauth/grants.ts';
+import { revokeAllGrantsOfUser } from '../../oauth/grants/grants.ts';
 import { inTransaction } from '../../store/database.ts';
 import { errorPage, slowDownPage } from '../error-page.ts';
 import { passwordChangedMail, resetMail, sendInBackground } from './mails.ts';
