@@ -4,6 +4,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { CookieOptions } from 'hono/utils/cookie';
 import { isTokenShaped, randomToken, safeEqual, sha256 } from '../crypto/tokens.ts';
 import { identifyActor } from '../events/context.ts';
+import type { Db, Tx } from '../store/database.ts';
 import { isoIn, isoNow, nowMs } from '../store/time.ts';
 import type { AppContext } from './context.ts';
 
@@ -168,7 +169,11 @@ export function verifyCsrf(
  * sessions", and a password change. Without `keep`, all of them (a password reset). Returns how
  * many ended.
  */
-export async function endUserSessions(ctx: AppContext, userId: string, keep?: string): Promise<number> {
+export async function endUserSessions(
+  ctx: { readonly db: Db | Tx },
+  userId: string,
+  keep?: string,
+): Promise<number> {
   let query = ctx.db.deleteFrom('sessions').where('user_id', '=', userId);
   if (keep !== undefined) query = query.where('id_hash', '<>', keep);
   const result = await query.executeTakeFirst();

@@ -206,12 +206,16 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
     return reservation.retryAfter > 0 ? tooMany(c, reservation.retryAfter) : undefined;
   }
 
-  async function joined(c: Context, found: Found, done: Acceptance, newPerson: boolean): Promise<Response> {
+  async function joined(
+    c: Context,
+    found: Found,
+    done: Acceptance & { endedSessions?: number },
+    newPerson: boolean,
+  ): Promise<Response> {
     if (done.tookOver) {
-      const ended = await endUserSessions(ctx, done.userId);
       logSecurityEvent(ctx.logger, 'sessions.revoked', {
         userId: done.userId,
-        sessions: ended,
+        sessions: done.endedSessions ?? 0,
         reason: 'account_taken_over',
         requestId: c.get('requestId'),
       });
@@ -276,9 +280,11 @@ export function createInvitationPagesApp(ctx: AppContext): Hono<AppEnv> {
           name: checkedName.data,
           passwordHash,
         });
-        // The mailbox's owner took the account over: nobody else's grant outlives that.
-        if (accepted.tookOver) await revokeAllGrantsOfUser(tx, accepted.userId);
-        return accepted;
+        if (!accepted.tookOver) return accepted;
+        // The mailbox's owner took the account over: nobody else's grant or session outlives
+        // that, in the same transaction as the new password.
+        await revokeAllGrantsOfUser(tx, accepted.userId);
+        return { ...accepted, endedSessions: await endUserSessions({ db: tx }, accepted.userId) };
       });
       return await joined(c, found, done, true);
     } catch (err) {

@@ -61,6 +61,7 @@ const REASONS = {
 export async function recordOutcome(
   db: Db,
   delivery: ClaimedDelivery,
+  leaseOwner: string,
   event: { type: string },
   result: PostResult,
   verdict: Verdict,
@@ -83,6 +84,9 @@ export async function recordOutcome(
         updated_at: at,
       })
       .where('id', '=', delivery.id)
+      // Only while this instance still holds it: a lease that lapsed (a stall past the timeout)
+      // was taken over, and the taker's outcome must not be overwritten.
+      .where('lease_owner', '=', leaseOwner)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return false;
     await tx

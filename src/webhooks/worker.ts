@@ -134,8 +134,9 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     const attempts = delivery.attempts + 1;
     const decidedAt = clock();
     const verdict = judge(result, attempts, endpoint.failing_since, decidedAt, disableAfterMs, random());
-    if (!(await recordOutcome(db, delivery, event, result, verdict, attempts, decidedAt))) {
-      // Deleted while the request was out: an operator's ordinary act, nothing lost or wrong.
+    if (!(await recordOutcome(db, delivery, instanceId, event, result, verdict, attempts, decidedAt))) {
+      // Deleted while the request was out (an operator's ordinary act), or the lease lapsed and
+      // another instance took the delivery over: its verdict is the one that stands.
       logger.debug(
         { deliveryId: delivery.id, endpointId: endpoint.id },
         'webhook endpoint deleted during an attempt; its outcome is dropped',

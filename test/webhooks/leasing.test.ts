@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createCourse } from '../../src/domain/catalog/courses.ts';
 import { openDatabase } from '../../src/store/database.ts';
+import { recordOutcome } from '../../src/webhooks/outcome.ts';
 import { createWebhookWorker } from '../../src/webhooks/worker.ts';
 import { api } from '../admin/api.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -92,5 +93,46 @@ describe(`webhook leasing: two instances on one ${ENGINE} database`, () => {
     } finally {
       await otherDb.destroy();
     }
+  });
+  it('an outcome is recorded only by the instance that still holds the lease (a stalled one finds it taken over)', async () => {
+    const call = api(t, await s.token());
+    await addEndpoint(call, `${receiver.url}/lease`, ['course.published']);
+    await createCourse(t.runtime.db, s.schoolId, { slug: 'lease-1', title: 'Lease', status: 'published' });
+    const row = await t.runtime.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    // Another instance took the delivery over after this one's lease lapsed.
+    await t.runtime.db
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: 'wkr_taker', lease_until: new Date(Date.now() + 60_000).toISOString() })
+      .where('id', '=', row.id)
+      .execute();
+    const result = { status: 500, excerpt: '', error: null, latencyMs: 1 };
+    const stalled = await recordOutcome(
+      t.runtime.db,
+      row,
+      'wkr_stalled',
+      { type: 'course.published' },
+      result,
+      { delivered: false, nextAttemptAt: Date.now() },
+      1,
+      Date.now(),
+    );
+    assert.equal(stalled, false);
+    const after = await t.runtime.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', row.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual([after.lease_owner, after.attempts, after.status], ['wkr_taker', 0, 'pending']);
+    const attempts = await t.runtime.db
+      .selectFrom('webhook_attempts')
+      .select('id')
+      .where('delivery_id', '=', row.id)
+      .execute();
+    assert.equal(attempts.length, 0, 'no attempt row written for the lapsed lease');
   });
 });

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { parseRoles } from '../../domain/school/roles.ts';
+import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import { OAuthError } from '../../errors/oauth-error.ts';
 import { noteClient } from '../../http/access-log.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
@@ -26,8 +26,15 @@ export function createIntrospectApp(ctx: AppContext): Hono<AppEnv> {
     const headers = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
     // The token with its grant and the holder's membership: one statement.
     const stored = await findToken(ctx.db, token);
-    const roles = stored?.standing.m_roles ? parseRoles(stored.standing.m_roles) : [];
-    if (!stored || stored.clientId !== client.id || !isTokenActive(stored) || roles.length === 0) {
+    // Active only while the holder's standing still allows the grant's audience (standing.ts).
+    const standing =
+      stored && standingRoles({ roles: stored.standing.m_roles, status: stored.standing.m_status });
+    if (
+      !stored ||
+      stored.clientId !== client.id ||
+      !isTokenActive(stored) ||
+      !mayActFor(stored.grant.audience, standing ?? [])
+    ) {
       return c.json({ active: false }, 200, headers);
     }
     return c.json(
