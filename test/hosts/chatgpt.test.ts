@@ -13,15 +13,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import {
+  firstHostedConnection,
   granted,
   HostNetwork,
   type HostWorld,
   hostedConnectorSignIn,
-  introspect,
-  Person,
-  pageText,
   startHostWorld,
-  toolNames,
 } from './support.ts';
 
 const CHATGPT_DOCUMENT = 'https://chatgpt.com/oauth/client.json';
@@ -35,21 +32,13 @@ describe('ChatGPT', () => {
   after(() => h.close());
 
   it('the stable metadata document and the fixed callback (issuer-bound answers), resource BASE_URL/mcp, no scope; one consent, none the next time', async () => {
-    const net = new HostNetwork(h.t);
-    const person = new Person(h.t);
-    const first = await hostedConnectorSignIn(h, net, person, CHATGPT_DOCUMENT, CHATGPT_CALLBACK);
-    assert.deepEqual(net.take(), [
-      'GET /.well-known/oauth-protected-resource/mcp 200',
-      'GET /.well-known/oauth-authorization-server 200',
-      'POST /api/oauth/token 200',
-    ]);
+    const { net, person, first } = await firstHostedConnection(
+      h,
+      CHATGPT_DOCUMENT,
+      CHATGPT_CALLBACK,
+      /ChatGPT/,
+    );
     assert.equal(first.url.searchParams.get('resource'), h.mcpUrl);
-    assert.deepEqual(granted(first.answer.scope), [...MCP_CHALLENGE_SCOPES].sort());
-    assert.equal(person.consentPages.length, 1);
-    assert.match(pageText(person.consentPages[0]), /ChatGPT/);
-    assert.equal((await introspect(net, first.answer.access_token, CHATGPT_DOCUMENT)).aud, h.mcpUrl);
-    assert.ok((await toolNames(net, h.mcpUrl, first.answer.access_token)).includes('courses_list'));
-    assert.deepEqual(granted((await first.refresh()).scope), [...MCP_CHALLENGE_SCOPES].sort());
 
     const second = await hostedConnectorSignIn(h, net, person, CHATGPT_DOCUMENT, CHATGPT_CALLBACK);
     assert.deepEqual(granted(second.answer.scope), [...MCP_CHALLENGE_SCOPES].sort());

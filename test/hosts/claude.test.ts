@@ -21,6 +21,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import {
+  firstHostedConnection,
   granted,
   HostNetwork,
   type HostWorld,
@@ -30,7 +31,6 @@ import {
   pageText,
   randomState,
   startHostWorld,
-  toolNames,
 } from './support.ts';
 
 const CLAUDE_DOCUMENT = 'https://claude.ai/oauth/mcp-oauth-client-metadata';
@@ -104,21 +104,8 @@ describe('Claude', () => {
   after(() => h.close());
 
   it('claude.ai: the /mcp resource document, the pinned metadata document, no scope, resource BASE_URL/mcp; one consent, none the next time (a fixed HTTPS callback)', async () => {
-    const net = new HostNetwork(h.t);
-    const person = new Person(h.t);
-    const first = await hostedConnectorSignIn(h, net, person, CLAUDE_DOCUMENT, CLAUDE_CALLBACK);
-    assert.deepEqual(net.take(), [
-      'GET /.well-known/oauth-protected-resource/mcp 200',
-      'GET /.well-known/oauth-authorization-server 200',
-      'POST /api/oauth/token 200',
-    ]);
+    const { net, person, first } = await firstHostedConnection(h, CLAUDE_DOCUMENT, CLAUDE_CALLBACK, /Claude/);
     assert.equal(first.url.searchParams.get('scope'), null, 'the resource document lists no scopes');
-    assert.deepEqual(granted(first.answer.scope), [...MCP_CHALLENGE_SCOPES].sort());
-    assert.equal(person.consentPages.length, 1);
-    assert.match(pageText(person.consentPages[0]), /Claude/);
-    assert.equal((await introspect(net, first.answer.access_token, CLAUDE_DOCUMENT)).aud, h.mcpUrl);
-    assert.ok((await toolNames(net, h.mcpUrl, first.answer.access_token)).includes('courses_list'));
-    assert.deepEqual(granted((await first.refresh()).scope), [...MCP_CHALLENGE_SCOPES].sort());
 
     // Connecting again (another device, or after disconnecting): remembered, no page.
     const second = await hostedConnectorSignIn(h, net, person, CLAUDE_DOCUMENT, CLAUDE_CALLBACK);

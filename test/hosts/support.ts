@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { decideScopes } from '../../src/oauth/scope-policy.ts';
-import { parseScopes } from '../../src/oauth/scopes.ts';
+import { MCP_CHALLENGE_SCOPES, parseScopes } from '../../src/oauth/scopes.ts';
+import { readJsonRpc } from '../mcp/harness.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { docBlocks } from '../support/doc-runner.ts';
 import { authorizeInBrowser, Browser, pkcePair } from '../support/oauth-flow.ts';
@@ -155,17 +156,7 @@ export async function introspect(net: HostNetwork, token: string, clientId: stri
 }
 
 /** A JSON-RPC answer of /mcp, whether it came as JSON or as one SSE `message` event. */
-export async function jsonRpc(res: Response): Promise<Record<string, unknown>> {
-  const text = await res.text();
-  if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    const data = text
-      .split('\n')
-      .filter((l) => l.startsWith('data: '))
-      .map((l) => l.slice(6));
-    return JSON.parse(data[data.length - 1]);
-  }
-  return JSON.parse(text);
-}
+export { readJsonRpc as jsonRpc };
 
 /** One MCP request as a 2025-era streamable HTTP client posts it. */
 function postMcp(
@@ -192,7 +183,7 @@ function postMcp(
 export async function toolNames(net: HostNetwork, mcpUrl: string, token?: string): Promise<string[]> {
   const res = await postMcp(net, mcpUrl, { method: 'tools/list' }, token);
   assert.equal(res.status, 200);
-  const { result } = (await jsonRpc(res)) as { result: { tools: Array<{ name: string }> } };
+  const { result } = (await readJsonRpc(res)) as { result: { tools: Array<{ name: string }> } };
   return result.tools.map((t) => t.name);
 }
 
@@ -357,44 +348,51 @@ export async function hostedConnectorSignIn(
   assert.ok((as.token_endpoint_auth_methods_supported as string[]).includes('none'));
   assert.equal(as.authorization_response_iss_parameter_supported, true);
   const scope = (prm.scopes_supported as string[] | undefined)?.join(' ');
-  const { verifier, challenge } = pkcePair();
-  const state = randomState();
-  const url = new URL(as.authorization_endpoint as string);
-  for (const [k, v] of Object.entries({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: callbackUrl,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state,
-    resource: prm.resource as string,
+  const resource = prm.resource as string;
+  const { url, callback, state, verifier } = await authorizeAsHost(person, as, clientId, callbackUrl, {
+    resource,
     ...(scope ? { scope } : {}),
-  }))
-    url.searchParams.set(k, v);
-  const callback = await person.authorize(url.toString());
+  });
   assert.equal(`${callback.origin}${callback.pathname}`, callbackUrl);
   assert.equal(callback.searchParams.get('state'), state);
   assert.equal(callback.searchParams.get('iss'), as.issuer);
-  const answer = await tokens(
-    await net.postForm(as.token_endpoint as string, {
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code') ?? '',
-      redirect_uri: callbackUrl,
-      client_id: clientId,
-      code_verifier: verifier,
-      resource: prm.resource as string,
-    }),
-  );
-  const refresh = async () =>
-    tokens(
-      await net.postForm(as.token_endpoint as string, {
-        grant_type: 'refresh_token',
-        refresh_token: answer.refresh_token,
-        client_id: clientId,
-        resource: prm.resource as string,
-      }),
-    );
+  const { answer, refresh } = await redeemCode(net, as, callback, {
+    redirectUri: callbackUrl,
+    clientId,
+    verifier,
+    resource,
+    refreshResource: resource,
+  });
   return { answer, url, refresh };
+}
+
+/**
+ * A hosted connector's first connection (claude.ai, ChatGPT), asserted as each goes: discovery
+ * then the token request, the MCP challenge scopes granted, one consent page naming the host
+ * (`consentName`), a token for BASE_URL/mcp that lists `courses_list` there, and a refresh with
+ * the same scopes. Returns the host's network, the person and the sign-in, to connect again.
+ */
+export async function firstHostedConnection(
+  h: HostWorld,
+  clientId: string,
+  callbackUrl: string,
+  consentName: RegExp,
+) {
+  const net = new HostNetwork(h.t);
+  const person = new Person(h.t);
+  const first = await hostedConnectorSignIn(h, net, person, clientId, callbackUrl);
+  assert.deepEqual(net.take(), [
+    'GET /.well-known/oauth-protected-resource/mcp 200',
+    'GET /.well-known/oauth-authorization-server 200',
+    'POST /api/oauth/token 200',
+  ]);
+  assert.deepEqual(granted(first.answer.scope), [...MCP_CHALLENGE_SCOPES].sort());
+  assert.equal(person.consentPages.length, 1);
+  assert.match(pageText(person.consentPages[0]), consentName);
+  assert.equal((await introspect(net, first.answer.access_token, clientId)).aud, h.mcpUrl);
+  assert.ok((await toolNames(net, h.mcpUrl, first.answer.access_token)).includes('courses_list'));
+  assert.deepEqual(granted((await first.refresh()).scope), [...MCP_CHALLENGE_SCOPES].sort());
+  return { net, person, first };
 }
 
 /**
@@ -423,10 +421,39 @@ export async function registeredHostSignIn(
     assert.equal(res.status, 201, text);
     clientId = (JSON.parse(text) as { client_id: string }).client_id;
   }
+  const scope = (prm.scopes_supported as string[] | undefined)?.join(' ');
+  const resource = options.sendResource ? (prm.resource as string) : undefined;
+  const { url, callback, state, verifier } = await authorizeAsHost(person, as, clientId, redirectUri, {
+    ...(scope ? { scope } : {}),
+    ...(options.sendResource ? { resource: prm.resource as string } : {}),
+  });
+  assert.equal(callback.href.split('?')[0], redirectUri);
+  assert.equal(callback.searchParams.get('state'), state, callback.toString());
+  // The refresh sends no `resource`, whether the sign-in did or not.
+  const { answer, refresh } = await redeemCode(net, as, callback, {
+    redirectUri,
+    clientId,
+    verifier,
+    resource,
+  });
+  return { clientId, answer, url, refresh };
+}
+
+/**
+ * The authorization address a host builds at the metadata's `authorization_endpoint` (PKCE S256
+ * and a fresh state, then `extra` in its order), opened by the person. Returns the address, where
+ * the browser was sent back to, the state and the PKCE verifier.
+ */
+async function authorizeAsHost(
+  person: Person,
+  as: Record<string, unknown>,
+  clientId: string,
+  redirectUri: string,
+  extra: Record<string, string>,
+) {
   const { verifier, challenge } = pkcePair();
   const state = randomState();
   const url = new URL(as.authorization_endpoint as string);
-  const scope = (prm.scopes_supported as string[] | undefined)?.join(' ');
   for (const [k, v] of Object.entries({
     response_type: 'code',
     client_id: clientId,
@@ -434,21 +461,37 @@ export async function registeredHostSignIn(
     code_challenge: challenge,
     code_challenge_method: 'S256',
     state,
-    ...(scope ? { scope } : {}),
-    ...(options.sendResource ? { resource: prm.resource as string } : {}),
+    ...extra,
   }))
     url.searchParams.set(k, v);
   const callback = await person.authorize(url.toString());
-  assert.equal(callback.href.split('?')[0], redirectUri);
-  assert.equal(callback.searchParams.get('state'), state, callback.toString());
+  return { url, callback, state, verifier };
+}
+
+/**
+ * The code of `callback` exchanged at the metadata's `token_endpoint`, and a refresh as the host
+ * sends it; each carries `resource` only when given (`refreshResource` for the refresh).
+ */
+async function redeemCode(
+  net: HostNetwork,
+  as: Record<string, unknown>,
+  callback: URL,
+  exchange: {
+    redirectUri: string;
+    clientId: string;
+    verifier: string;
+    resource?: string;
+    refreshResource?: string;
+  },
+) {
   const answer = await tokens(
     await net.postForm(as.token_endpoint as string, {
       grant_type: 'authorization_code',
       code: callback.searchParams.get('code') ?? '',
-      redirect_uri: redirectUri,
-      client_id: clientId,
-      code_verifier: verifier,
-      ...(options.sendResource ? { resource: prm.resource as string } : {}),
+      redirect_uri: exchange.redirectUri,
+      client_id: exchange.clientId,
+      code_verifier: exchange.verifier,
+      resource: exchange.resource,
     }),
   );
   const refresh = async () =>
@@ -456,8 +499,9 @@ export async function registeredHostSignIn(
       await net.postForm(as.token_endpoint as string, {
         grant_type: 'refresh_token',
         refresh_token: answer.refresh_token,
-        client_id: clientId,
+        client_id: exchange.clientId,
+        resource: exchange.refreshResource,
       }),
     );
-  return { clientId, answer, url, refresh };
+  return { answer, refresh };
 }

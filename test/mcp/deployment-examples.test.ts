@@ -6,19 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  Client as ClientV2,
-  StreamableHTTPClientTransport as TransportV2,
-} from '@modelcontextprotocol/client';
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEMO } from '../../src/domain/demo/demo-constants.ts';
 import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
-import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
-import { issueTestToken } from '../support/tokens.ts';
-import { ownerOperatorToken, seedSchool } from '../support/world-mcp.ts';
-import { type LiveApp, startLiveApp } from './harness.ts';
+import { seedAudienceTokens } from '../support/world-mcp.ts';
+import { type LiveApp, SDK_GENERATIONS, type SdkSession, startLiveApp } from './harness.ts';
 
 /** The demo's own names: its school's subdomain, its member app, its slugs and codes. */
 const DEMO_VALUES = [
@@ -39,40 +31,11 @@ function demoValueIn(text: string): string | undefined {
   return undefined;
 }
 
-interface Session {
-  instructions: string | undefined;
-  tools: unknown[];
-  call(name: string, args: Record<string, unknown>): Promise<unknown>;
-  close(): Promise<void>;
-}
-
-const SDKS: Record<string, (url: URL, token?: string) => Promise<Session>> = {
-  'v1 (@modelcontextprotocol/sdk)': async (url, token) => {
-    const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-    const client = new ClientV1({ name: 'examples-v1', version: '1.0.0' });
-    await client.connect(new TransportV1(url, { requestInit }));
-    return {
-      instructions: client.getInstructions(),
-      tools: (await client.listTools()).tools,
-      call: (name, args) => client.callTool({ name, arguments: args }),
-      close: () => client.close(),
-    };
-  },
-  'v2 (@modelcontextprotocol/client)': async (url, token) => {
-    const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-    const client = new ClientV2(
-      { name: 'examples-v2', version: '1.0.0' },
-      { versionNegotiation: { mode: 'auto' } },
-    );
-    await client.connect(new TransportV2(url, { requestInit }));
-    return {
-      instructions: client.getInstructions(),
-      tools: (await client.listTools()).tools,
-      call: (name, args) => client.callTool({ name, arguments: args }),
-      close: () => client.close(),
-    };
-  },
-};
+/** A session of one SDK generation, named for this test. */
+const SDKS = Object.entries(SDK_GENERATIONS).map(
+  ([sdk, connect]) =>
+    [sdk, (url: URL, token?: string): Promise<SdkSession> => connect(url, 'examples', token)] as const,
+);
 
 describe('MCP examples come from the deployment, not the demo', () => {
   let live: LiveApp;
@@ -83,12 +46,7 @@ describe('MCP examples come from the deployment, not the demo', () => {
   };
   before(async () => {
     live = await startLiveApp();
-    const seeded = await seedSchool(live.t);
-    tokens.operator = await ownerOperatorToken(live.t, seeded, OPERATOR_SCOPES);
-    const member = { userId: seeded.studentId, schoolId: seeded.schoolId, audience: 'member' as const };
-    tokens.member = (
-      await issueTestToken(live.t, { ...member, scopes: ['account:read', 'account:write'] })
-    ).token;
+    Object.assign(tokens, await seedAudienceTokens(live.t));
   });
   after(() => live.close());
 
@@ -97,7 +55,7 @@ describe('MCP examples come from the deployment, not the demo', () => {
     assert.equal(await findSchoolBySubdomain(live.t.runtime.db, 'demo'), undefined);
   });
 
-  for (const [sdk, connect] of Object.entries(SDKS)) {
+  for (const [sdk, connect] of SDKS) {
     for (const caller of ['anonymous', 'member', 'operator'] as const) {
       it(`${sdk}, ${caller}: no tool schema, description or instruction names the demo school or its slugs`, async () => {
         const session = await connect(live.mcpUrl, tokens[caller]);

@@ -1,4 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 import type { LiveApp } from '../support/live-app.ts';
 
@@ -50,3 +52,46 @@ export async function readJsonRpc(res: Response): Promise<Record<string, unknown
   }
   return JSON.parse(text);
 }
+
+/** A connected client of one SDK generation: the server's instructions, its tools, a call. */
+export interface SdkSession {
+  readonly instructions: string | undefined;
+  readonly tools: unknown[];
+  call(name: string, args: Record<string, unknown>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Both SDK generations, each connecting to `url` as `<clientName>-v1` or `-v2` (v2 negotiating
+ * the version), anonymously or with a bearer token, and listing the tools.
+ */
+export const SDK_GENERATIONS: Record<
+  string,
+  (url: URL, clientName: string, token?: string) => Promise<SdkSession>
+> = {
+  'v1 (@modelcontextprotocol/sdk)': async (url, clientName, token) => {
+    const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+    const client = new ClientV1({ name: `${clientName}-v1`, version: '1.0.0' });
+    await client.connect(new TransportV1(url, { requestInit }));
+    return {
+      instructions: client.getInstructions(),
+      tools: (await client.listTools()).tools,
+      call: (name, args) => client.callTool({ name, arguments: args }),
+      close: () => client.close(),
+    };
+  },
+  'v2 (@modelcontextprotocol/client)': async (url, clientName, token) => {
+    const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+    const client = new Client(
+      { name: `${clientName}-v2`, version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+    return {
+      instructions: client.getInstructions(),
+      tools: (await client.listTools()).tools,
+      call: (name, args) => client.callTool({ name, arguments: args }),
+      close: () => client.close(),
+    };
+  },
+};

@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import { issueTestToken } from '../support/tokens.ts';
-import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { type Seeded, seedSchool, studentMemberToken } from '../support/world-mcp.ts';
 import { connectClient, type LiveApp, postMcp, readJsonRpc, startLiveApp } from './harness.ts';
 
 const initialize = {
@@ -32,14 +31,7 @@ describe('MCP-Protocol-Version: an unsupported revision is 400, a supported one 
   before(async () => {
     live = await startLiveApp();
     seeded = await seedSchool(live.t);
-    memberRead = (
-      await issueTestToken(live.t, {
-        userId: seeded.studentId,
-        schoolId: seeded.schoolId,
-        audience: 'member',
-        scopes: ['account:read'],
-      })
-    ).token;
+    memberRead = await studentMemberToken(live.t, seeded, ['account:read']);
   });
   after(() => live.close());
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { MCP_CHALLENGE_SCOPES } from '../../src/oauth/scopes.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { type Seeded, seedSchool } from '../support/world-mcp.ts';
+import { type Seeded, seedSchool, studentMemberToken } from '../support/world-mcp.ts';
 import { connectClient, type LiveApp, postMcp, readJsonRpc, startLiveApp } from './harness.ts';
 
 const callMyCourses = {
@@ -22,14 +22,7 @@ describe('MCP endpoint: authentication, scope gate, protocol errors, CORS', () =
     live = await startLiveApp();
     seeded = await seedSchool(live.t);
     prm = `${live.baseUrl}/.well-known/oauth-protected-resource/mcp`;
-    memberRead = (
-      await issueTestToken(live.t, {
-        userId: seeded.studentId,
-        schoolId: seeded.schoolId,
-        audience: 'member',
-        scopes: ['account:read'],
-      })
-    ).token;
+    memberRead = await studentMemberToken(live.t, seeded, ['account:read']);
   });
   after(() => live.close());
 

@@ -5,18 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  Client as ClientV2,
-  StreamableHTTPClientTransport as TransportV2,
-} from '@modelcontextprotocol/client';
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { adminOperations } from '../../src/admin/catalogue.ts';
 import { REACHES_OUTSIDE } from '../../src/mcp/hints.ts';
-import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
-import { issueTestToken } from '../support/tokens.ts';
-import { ownerOperatorToken, seedSchool } from '../support/world-mcp.ts';
-import { type LiveApp, startLiveApp } from './harness.ts';
+import { seedAudienceTokens } from '../support/world-mcp.ts';
+import { type LiveApp, SDK_GENERATIONS, startLiveApp } from './harness.ts';
 
 interface Hints {
   readOnlyHint: boolean;
@@ -39,31 +31,20 @@ const hints = (readOnly: boolean, destructive: boolean, idempotent: boolean, ope
 const LOOKUP = hints(true, false, true, false);
 
 /** The tools/list of one SDK generation, anonymous or with a bearer token. */
-const SDKS = {
-  'v1 (@modelcontextprotocol/sdk)': async (url: URL, token?: string): Promise<Listed[]> => {
-    const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-    const client = new ClientV1({ name: 'hints-v1', version: '1.0.0' });
-    await client.connect(new TransportV1(url, { requestInit }));
-    try {
-      return (await client.listTools()).tools;
-    } finally {
-      await client.close();
-    }
-  },
-  'v2 (@modelcontextprotocol/client)': async (url: URL, token?: string): Promise<Listed[]> => {
-    const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-    const client = new ClientV2(
-      { name: 'hints-v2', version: '1.0.0' },
-      { versionNegotiation: { mode: 'auto' } },
-    );
-    await client.connect(new TransportV2(url, { requestInit }));
-    try {
-      return (await client.listTools()).tools;
-    } finally {
-      await client.close();
-    }
-  },
-};
+const SDKS = Object.entries(SDK_GENERATIONS).map(
+  ([sdk, connect]) =>
+    [
+      sdk,
+      async (url: URL, token?: string): Promise<Listed[]> => {
+        const session = await connect(url, 'hints', token);
+        try {
+          return session.tools as Listed[];
+        } finally {
+          await session.close();
+        }
+      },
+    ] as const,
+);
 
 /** The four hints of a listed tool, after checking each is there and a boolean. */
 function hintsOf(tool: Listed): Hints {
@@ -82,16 +63,11 @@ describe('MCP tool annotations: all four hints on every tool, true to what it do
   const tokens = { operator: '', member: '' };
   before(async () => {
     live = await startLiveApp();
-    const seeded = await seedSchool(live.t);
-    tokens.operator = await ownerOperatorToken(live.t, seeded, OPERATOR_SCOPES);
-    const member = { userId: seeded.studentId, schoolId: seeded.schoolId, audience: 'member' as const };
-    tokens.member = (
-      await issueTestToken(live.t, { ...member, scopes: ['account:read', 'account:write'] })
-    ).token;
+    Object.assign(tokens, await seedAudienceTokens(live.t));
   });
   after(() => live.close());
 
-  for (const [sdk, list] of Object.entries(SDKS)) {
+  for (const [sdk, list] of SDKS) {
     it(`${sdk}: anonymously, every public tool is a lookup of this server's data`, async () => {
       const tools = await list(live.mcpUrl);
       assert.ok(tools.length >= 5);

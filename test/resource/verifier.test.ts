@@ -44,6 +44,30 @@ describe('bearer verification (RFC 6750, RFC 8707, product.md §6)', () => {
   const call = (authorization?: string) =>
     t.request('/_test/protected', { headers: authorization ? { Authorization: authorization } : {} });
 
+  /**
+   * Another admin of the school, whose operator token works until `change` (given their user id)
+   * touches their membership; then the token is refused as the user's no longer belonging there.
+   */
+  async function assertStandingLost(
+    email: string,
+    name: string,
+    change: (userId: string) => Promise<unknown>,
+  ) {
+    const other = await createUser(t.runtime.db, { email, name, passwordHash: null });
+    await addRoles(t.runtime.db, schoolId, other.id, ['admin']);
+    const { token } = await issueTestToken(t, {
+      userId: other.id,
+      schoolId,
+      scopes: ['courses:read'],
+      audience: 'operator',
+    });
+    assert.equal((await call(`Bearer ${token}`)).status, 200);
+    await change(other.id);
+    const res = await call(`Bearer ${token}`);
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).error_description, 'The user no longer belongs to this school.');
+  }
+
   it('no token: 401 with resource_metadata and the default scopes, no error code (RFC 6750 §3.1)', async () => {
     const res = await call();
     assert.equal(res.status, 401);
@@ -159,47 +183,19 @@ describe('bearer verification (RFC 6750, RFC 8707, product.md §6)', () => {
   });
 
   it('a user removed from the school loses access', async () => {
-    const other = await createUser(t.runtime.db, {
-      email: 'gone@example.com',
-      name: 'G',
-      passwordHash: null,
-    });
-    await addRoles(t.runtime.db, schoolId, other.id, ['admin']);
-    const { token } = await issueTestToken(t, {
-      userId: other.id,
-      schoolId,
-      scopes: ['courses:read'],
-      audience: 'operator',
-    });
-    assert.equal((await call(`Bearer ${token}`)).status, 200);
-    await t.runtime.db.deleteFrom('memberships').where('user_id', '=', other.id).execute();
-    const res = await call(`Bearer ${token}`);
-    assert.equal(res.status, 401);
-    assert.equal((await res.json()).error_description, 'The user no longer belongs to this school.');
+    await assertStandingLost('gone@example.com', 'G', (userId) =>
+      t.runtime.db.deleteFrom('memberships').where('user_id', '=', userId).execute(),
+    );
   });
 
   it('a membership that is not active gives no standing (domain/school/standing.ts)', async () => {
-    const other = await createUser(t.runtime.db, {
-      email: 'paused@example.com',
-      name: 'P',
-      passwordHash: null,
-    });
-    await addRoles(t.runtime.db, schoolId, other.id, ['admin']);
-    const { token } = await issueTestToken(t, {
-      userId: other.id,
-      schoolId,
-      scopes: ['courses:read'],
-      audience: 'operator',
-    });
-    assert.equal((await call(`Bearer ${token}`)).status, 200);
-    await t.runtime.db
-      .updateTable('memberships')
-      .set({ status: 'invited' })
-      .where('user_id', '=', other.id)
-      .execute();
-    const res = await call(`Bearer ${token}`);
-    assert.equal(res.status, 401);
-    assert.equal((await res.json()).error_description, 'The user no longer belongs to this school.');
+    await assertStandingLost('paused@example.com', 'P', (userId) =>
+      t.runtime.db
+        .updateTable('memberships')
+        .set({ status: 'invited' })
+        .where('user_id', '=', userId)
+        .execute(),
+    );
   });
 });
 

@@ -5,6 +5,7 @@ import { registerForEvent } from '../../src/domain/community/event-registrations
 import { createEvent } from '../../src/domain/community/events.ts';
 import { enroll } from '../../src/domain/learning/enrollments.ts';
 import { createSchool } from '../../src/domain/school/schools.ts';
+import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { isoIn } from '../../src/store/time.ts';
 import type { TestApp } from './app.ts';
 import { issueTestToken } from './tokens.ts';
@@ -35,6 +36,33 @@ export async function ownerOperatorToken(
     scopes: [...scopes],
   });
   return issued.token;
+}
+
+/** A member-audience access token of the scene's student with these scopes. */
+export async function studentMemberToken(
+  t: TestApp,
+  seeded: Seeded,
+  scopes: readonly string[],
+): Promise<string> {
+  const issued = await issueTestToken(t, {
+    userId: seeded.studentId,
+    schoolId: seeded.schoolId,
+    audience: 'member',
+    scopes: [...scopes],
+  });
+  return issued.token;
+}
+
+/**
+ * The scene seeded, with a token of each audience: the owner's operator token with every operator
+ * scope, and the student's member token with account:read and account:write.
+ */
+export async function seedAudienceTokens(t: TestApp): Promise<{ operator: string; member: string }> {
+  const seeded = await seedSchool(t);
+  return {
+    operator: await ownerOperatorToken(t, seeded, OPERATOR_SCOPES),
+    member: await studentMemberToken(t, seeded, ['account:read', 'account:write']),
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomToken, sha256 } from '../../crypto/tokens.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { preparedRead, preparedWrite } from '../../store/prepared.ts';
 import { isoIn, isoNow } from '../../store/time.ts';
-import { type GrantStanding, JOINED_STANDING_COLUMNS } from '../grants/grant-checks.ts';
+import { type GrantStanding, JOINED_STANDING_COLUMNS, standingFromJoined } from '../grants/grant-checks.ts';
 import { type Grant, grantFromJoined, JOINED_GRANT_COLUMNS } from '../grants/grants.ts';
 import { formatScopes, parseScopes } from '../scopes.ts';
 
@@ -104,7 +104,7 @@ export async function findCode(db: Db | Tx, code: string): Promise<StoredCode | 
     expiresAt: row.expires_at,
     usedAt: row.used_at,
     grant: grantFromJoined(row),
-    standing: { s_beta_features: row.s_beta_features, m_roles: row.m_roles, m_status: row.m_status },
+    standing: standingFromJoined(row),
   };
 }
 

@@ -29,6 +29,11 @@ export interface GrantStanding {
   readonly m_status: string | null;
 }
 
+/** The standing of a row read with JOINED_STANDING_COLUMNS (tokens.ts, codes.ts). */
+export function standingFromJoined(row: GrantStanding): GrantStanding {
+  return { s_beta_features: row.s_beta_features, m_roles: row.m_roles, m_status: row.m_status };
+}
+
 const standingOf = preparedRead((db, arg) =>
   db
     .selectFrom('schools as s')

@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../store/database.ts';
 import { preparedRead, preparedWrite } from '../../store/prepared.ts';
 import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 import { formatScopes, parseScopes } from '../scopes.ts';
-import { type GrantStanding, JOINED_STANDING_COLUMNS } from './grant-checks.ts';
+import { type GrantStanding, JOINED_STANDING_COLUMNS, standingFromJoined } from './grant-checks.ts';
 import { type Grant, grantFromJoined, JOINED_GRANT_COLUMNS } from './grants.ts';
 
 /** product.md §5: access tokens live 1 hour, refresh tokens 30 days (rotated on every use). */
@@ -144,7 +144,7 @@ export async function findToken(db: Db | Tx, token: string): Promise<StoredToken
     rotatedAt: row.rotated_at,
     grantRevokedAt: row.g_revoked_at,
     grant: grantFromJoined(row),
-    standing: { s_beta_features: row.s_beta_features, m_roles: row.m_roles, m_status: row.m_status },
+    standing: standingFromJoined(row),
   };
 }
 
