@@ -1,6 +1,8 @@
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../crypto/passwords.ts';
+import { listMembershipsOfUser } from '../domain/school/memberships.ts';
+import { mayActFor, standingRoles } from '../domain/school/standing.ts';
 import { findUserByEmail, normalizeEmail } from '../domain/school/users.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
@@ -19,8 +21,15 @@ import { errorPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
 import { lockoutPage } from './recovery/views.ts';
 
-/** Where a signed-in person lands when no return_to was given. */
-const DEFAULT_LANDING = '/account';
+/**
+ * Where a signed-in person lands when no return_to was given (product.md §8): staff (an operator
+ * at any school) in the console, which picks the school or shows the picker; others on their
+ * account page.
+ */
+async function landingOf(ctx: AppContext, userId: string): Promise<string> {
+  const memberships = await listMembershipsOfUser(ctx.db, userId);
+  return memberships.some((m) => mayActFor('operator', standingRoles(m))) ? '/admin' : '/account';
+}
 
 // The limits live with the lock they make (http/login-throttle.ts); tests import them from here.
 export { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT } from '../http/login-throttle.ts';
@@ -136,7 +145,7 @@ export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
       address,
       requestId: c.get('requestId'),
     });
-    return c.redirect(returnTo ?? DEFAULT_LANDING, 303);
+    return c.redirect(returnTo ?? (await landingOf(ctx, user.id)), 303);
   });
 
   app.post('/logout', async (c) => {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import type { Browser } from '../support/oauth-flow.ts';
+import { type Browser, formFields } from '../support/oauth-flow.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 import { FakeClock, testWorker } from '../webhooks/support.ts';
 import { assertPageHeaders, locationOf, signedIn, submit } from './pages-support.ts';
@@ -106,9 +106,42 @@ describe('/admin: audit trail and webhooks pages', () => {
     const rotated = await submit(owner, endpointPath, `${endpointPath}/rotate`, {});
     assert.equal(rotated.status, 200);
     assert.match(await rotated.text(), /id="webhook-secret">whsec_/);
-    const deleted = await submit(owner, endpointPath, `${endpointPath}/delete`, {});
+    const deleted = await submit(owner, `${endpointPath}/delete`, `${endpointPath}/delete`, {
+      confirmed: 'yes',
+    });
     assert.equal(locationOf(deleted), `/admin/${demo}/webhooks?done=deleted`);
     assert.equal((await owner.request(endpointPath)).status, 404);
+  });
+
+  it('deleting an endpoint asks first; a POST without the confirmation deletes nothing', async () => {
+    const created = await submit(owner, `/admin/${demo}/webhooks`, `/admin/${demo}/webhooks`, {
+      url: `${receiver.url}/asked`,
+      event_types: '*',
+    });
+    const endpointPath = /href="(\/admin\/[^"]+\/webhooks\/whe_[^"]+)"/.exec(await created.text())![1];
+    const page = await (await owner.request(endpointPath)).text();
+    assert.match(page, new RegExp(`<a href="${endpointPath}/delete">Delete endpoint</a>`));
+    assert.doesNotMatch(page, new RegExp(`<form[^>]*action="${endpointPath}/delete"`), 'no one-click delete');
+
+    const unconfirmed = await submit(owner, endpointPath, `${endpointPath}/delete`, {});
+    assert.equal(unconfirmed.status, 303);
+    assert.equal(locationOf(unconfirmed), `${endpointPath}/delete`);
+    assert.equal((await owner.request(endpointPath)).status, 200, 'still there');
+
+    const confirm = await owner.request(`${endpointPath}/delete`);
+    assert.equal(confirm.status, 200);
+    assertPageHeaders(confirm);
+    const question = await confirm.text();
+    assert.match(question, /<h1>Delete this endpoint\?<\/h1>/);
+    assert.match(question, /<button class="danger" type="submit">Delete endpoint<\/button>/);
+    assert.match(question, new RegExp(`<a href="${endpointPath}">Cancel</a>`));
+    const fields = formFields(question, `${endpointPath}/delete`);
+    assert.equal(fields.get('confirmed'), 'yes');
+    assert.ok(fields.get('csrf_token'));
+    const done = await owner.postForm(`${endpointPath}/delete`, fields);
+    assert.equal(locationOf(done), `/admin/${demo}/webhooks?done=deleted`);
+    assert.equal((await owner.request(endpointPath)).status, 404);
+    assert.equal((await owner.request(`${endpointPath}/delete`)).status, 404);
   });
 
   it('keeps schools apart and students out, and refuses forged POSTs', async () => {

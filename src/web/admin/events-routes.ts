@@ -23,6 +23,8 @@ import { messagePage, readForm, sendAreaPage } from '../shared/page-kit.ts';
 import { type Area, areaPath, operatorPage } from './area.ts';
 import {
   auditPage,
+  DELETE_CONFIRMED,
+  deleteEndpointPage,
   type EndpointFormErrors,
   type EndpointFormValues,
   endpointPage,
@@ -241,10 +243,10 @@ export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
         if (fields instanceof Response) return fields;
         const result = await run(area, id, fields);
         if (typeof result !== 'string') return result;
+        const endpointPath = webhooksPath(area, `/${encodeURIComponent(id)}`);
+        if (result === 'confirm-delete') return c.redirect(`${endpointPath}/delete`, 303);
         return c.redirect(
-          result === 'deleted'
-            ? webhooksPath(area, '?done=deleted')
-            : webhooksPath(area, `/${encodeURIComponent(id)}?done=${result}`),
+          result === 'deleted' ? webhooksPath(area, '?done=deleted') : `${endpointPath}?done=${result}`,
           303,
         );
       }),
@@ -258,7 +260,18 @@ export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
     await updateEndpoint(ctx.db, area.school.id, id, { enabled: false }, settings);
     return 'disabled';
   });
-  action('delete', async (area, id) => {
+  // Deleting asks first: the endpoint page links to this confirmation page, whose form alone
+  // carries the confirmed field; a POST without it deletes nothing and leads to the question.
+  app.get(
+    '/admin/:school/webhooks/:endpoint/delete',
+    withEndpoint(async (c, area, id) => {
+      const endpoint = await getEndpoint(ctx.db, area.school.id, id);
+      return sendAreaPage(c, 200, 'Delete this endpoint?', deleteEndpointPage(area, endpoint));
+    }),
+  );
+  action('delete', async (area, id, fields) => {
+    await getEndpoint(ctx.db, area.school.id, id);
+    if (fields.get(DELETE_CONFIRMED) !== 'yes') return 'confirm-delete';
     await deleteEndpoint(ctx.db, area.school.id, id);
     return 'deleted';
   });

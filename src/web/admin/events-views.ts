@@ -10,7 +10,7 @@ import {
   type WebhookEndpoint,
 } from '../../webhooks/endpoints.ts';
 import type { Html } from '../layout.ts';
-import { csrfField, notice, when } from '../shared/page-kit.ts';
+import { confirmForm, csrfField, notice, when } from '../shared/page-kit.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 
 /** Messages shown after a redirect, by fixed code (nothing from the URL is echoed). */
@@ -185,7 +185,7 @@ ${!e.enabled && e.disabledReason ? notice('warning', html`Disabled by Lectern: $
 ${button(area, e, e.enabled ? 'disable' : 'enable', e.enabled ? 'Disable' : 'Enable', e.enabled ? 'secondary' : 'primary')}
 ${e.enabled ? button(area, e, 'test', 'Send a test event') : ''}
 ${button(area, e, 'rotate', 'Rotate the secret')}
-${button(area, e, 'delete', 'Delete', 'danger')}
+<a href="${areaPath(area.school.id, `/webhooks/${e.id}/delete`)}">Delete endpoint</a>
 </div>
 <h2>Replay</h2>
 <form method="post" action="${areaPath(area.school.id, `/webhooks/${e.id}/replay`)}">
@@ -200,4 +200,17 @@ ${
     ? html`<p class="muted">No attempts yet.</p>`
     : html`<table id="attempts"><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Latency</th><th scope="col">Answer</th><th scope="col">Next retry</th></tr></thead><tbody>${attempts.map(attemptRow)}</tbody></table>`
 }`;
+}
+
+/** The field the confirmation form adds: a delete POST without it only leads to this page. */
+export const DELETE_CONFIRMED = 'confirmed';
+
+/** Asks before deleting an endpoint. */
+export function deleteEndpointPage(area: Area, e: WebhookEndpoint): Html {
+  const endpointPath = areaPath(area.school.id, `/webhooks/${e.id}`);
+  return html`${areaNav(area, 'webhooks')}
+<h1>Delete this endpoint?</h1>
+<p>Events stop going to <strong>${e.url}</strong> at once. This cannot be undone: to receive events
+there again, add a new endpoint (it gets a new signing secret).</p>
+${confirmForm(area.viewer, `${endpointPath}/delete`, 'Delete endpoint', endpointPath, { [DELETE_CONFIRMED]: 'yes' })}`;
 }

@@ -23,10 +23,26 @@ import type { AppContext, AppEnv } from '../../http/context.ts';
 import { putFlash, takeFlash } from '../../http/flash.ts';
 import { messagePage, readForm, sendAreaPage } from '../shared/page-kit.ts';
 import { type Area, areaOfRequest, areaPath } from './area.ts';
-import { type MembersPageState, membersPage, removeMemberPage, type ShownLink } from './members-views.ts';
+import { type ResetActor, resetRefusal, startMemberReset } from './member-reset.ts';
+import {
+  type MembersPageState,
+  membersPage,
+  passwordResetPage,
+  removeMemberPage,
+  type ShownLink,
+} from './members-views.ts';
 
 /** The flash that carries an invitation link from the form to the page it redirects to. */
 const INVITATION_LINK = 'invitation-link';
+/** The flash that carries a password reset link (no SMTP) to the members page, once. */
+const RESET_LINK = 'password-reset-link';
+
+/** Why an operator may not start a reset, as the refusal page says it. */
+const REFUSED = {
+  elsewhere:
+    'This person’s account is also used outside this school, so only they can reset its password: with “Forgot password?” on the sign-in page.',
+  owner_required: 'Only an owner can send a password reset link to an owner.',
+} as const;
 
 type Handler = (c: Context<AppEnv>, area: Area, scope: ActionScope) => Promise<Response>;
 
@@ -99,7 +115,8 @@ export function createMemberPagesApp(ctx: AppContext): Hono<AppEnv> {
     '/admin/:school/members',
     operator(async (c, area, s) => {
       const shown = await takeFlash<ShownLink>(ctx, area.viewer.session, INVITATION_LINK);
-      return render(c, area, s, 200, { done: c.req.query('done'), shown });
+      const shownReset = await takeFlash<ShownLink>(ctx, area.viewer.session, RESET_LINK);
+      return render(c, area, s, 200, { done: c.req.query('done'), shown, shownReset });
     }),
   );
 
@@ -129,6 +146,72 @@ export function createMemberPagesApp(ctx: AppContext): Hono<AppEnv> {
     change(async (c, _area, s, f) => {
       await changeRoles(s, c.req.param('id') ?? '', rolesOf(f));
       return 'roles';
+    }),
+  );
+
+  // A password reset link for a member (member-reset.ts has the rule): a page that asks, then the
+  // POST, answered by a redirect to the members page, which shows a handed-over link once.
+  const resetActor = (c: Context<AppEnv>, s: ActionScope): ResetActor => ({
+    schoolId: s.schoolId,
+    userId: s.actor.userId,
+    roles: s.actor.roles,
+    requestId: c.get('requestId'),
+  });
+  const refusedPage = (c: Context<AppEnv>, area: Area, why: keyof typeof REFUSED) =>
+    messagePage(c, 403, 'Password reset not allowed', REFUSED[why], {
+      href: membersPath(area),
+      label: 'Back to Members',
+    });
+  const noSuchMember = (c: Context<AppEnv>, area: Area) =>
+    messagePage(c, 404, 'No such member', 'This school has no such member.', {
+      href: membersPath(area),
+      label: 'Back to Members',
+    });
+
+  app.get(
+    '/admin/:school/members/:id/password-reset',
+    operator(async (c, area, s) => {
+      try {
+        const member = await getMember(ctx.db, area.school.id, c.req.param('id') ?? '');
+        const refused = await resetRefusal(ctx, resetActor(c, s), member);
+        if (refused) return refusedPage(c, area, refused);
+        const page = passwordResetPage(area, member, ctx.mailer.enabled);
+        return sendAreaPage(c, 200, `Send a password reset link to ${member.name}?`, page);
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        return noSuchMember(c, area);
+      }
+    }),
+  );
+
+  app.post(
+    '/admin/:school/members/:id/password-reset',
+    operator(async (c, area, s) => {
+      const fields = await readForm(ctx, c, area.viewer);
+      if (fields instanceof Response) return fields;
+      let result: Awaited<ReturnType<typeof startMemberReset>>;
+      try {
+        result = await startMemberReset(ctx, resetActor(c, s), c.req.param('id') ?? '');
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        return noSuchMember(c, area);
+      }
+      if ('refused' in result) return refusedPage(c, area, result.refused);
+      if ('mailFailed' in result) {
+        return messagePage(
+          c,
+          502,
+          'Email not sent',
+          'The password reset email could not be sent (the SMTP server refused it or could not be reached). Try again later.',
+          { href: membersPath(area), label: 'Back to Members' },
+        );
+      }
+      if (result.delivery === 'email') return c.redirect(membersPath(area, '?done=reset-email'), 303);
+      await putFlash(ctx, area.viewer.session, RESET_LINK, {
+        email: result.member.email,
+        link: result.link,
+      } satisfies ShownLink);
+      return c.redirect(membersPath(area, '?done=reset'), 303);
     }),
   );
 

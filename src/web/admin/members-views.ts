@@ -16,6 +16,8 @@ const DONE: Record<string, string> = {
   revoked: 'The invitation was revoked: its link no longer works.',
   roles: 'The roles were saved.',
   removed: 'The person was removed from the school. Their tokens for this school stopped working.',
+  reset: 'A password reset link was made.',
+  'reset-email': 'A password reset link was emailed to the person. It works once, within one hour.',
 };
 
 /** What a redirect shows once: the link of an invitation, when no email could carry it. */
@@ -28,6 +30,8 @@ export interface ShownLink {
 export interface MembersPageState {
   readonly done?: string;
   readonly shown?: ShownLink;
+  /** A password reset link to hand over (no SMTP), shown once. */
+  readonly shownReset?: ShownLink;
   readonly error?: string;
   readonly inviteEmail?: string;
   readonly mailEnabled: boolean;
@@ -49,6 +53,14 @@ function shownLink(shown: ShownLink): Html {
 <p>Send this link to <strong>${shown.email}</strong> yourself (no email is configured on this server).
 It works once, for 7 days, and is shown only now: if it is lost, resend the invitation.</p>
 <code class="secret" id="invitation-link">${shown.link}</code>
+</div>`;
+}
+
+function shownResetLink(shown: ShownLink): Html {
+  return html`<div class="notice success" role="status">
+<p>Give this password reset link to <strong>${shown.email}</strong> yourself (no email is configured on this server).
+It sets a new password once, within one hour, and is shown only now: if it is lost, send a new one.</p>
+<code class="secret" id="password-reset-link">${shown.link}</code>
 </div>`;
 }
 
@@ -74,7 +86,12 @@ ${csrfField(area.viewer)}
 <div class="actions start"><button class="secondary small" type="submit"${ownerLocked ? html` disabled` : ''}>Save roles</button></div>
 </form></td>
 <td data-label="Since">${when(m.createdAt)}</td>
-<td>${ownerLocked ? html`<span class="muted">Owner</span>` : html`<a href="${membersPath(area, `/${encodeURIComponent(m.id)}/remove`)}" aria-label="Remove ${m.email}">Remove</a>`}</td>
+<td>${
+    ownerLocked
+      ? html`<span class="muted">Owner</span>`
+      : html`<a href="${membersPath(area, `/${encodeURIComponent(m.id)}/password-reset`)}" aria-label="Send password reset link to ${m.email}">Send password reset link</a><br>
+<a href="${membersPath(area, `/${encodeURIComponent(m.id)}/remove`)}" aria-label="Remove ${m.email}">Remove</a>`
+  }</td>
 </tr>`;
 }
 
@@ -105,7 +122,7 @@ export function membersPage(
   const done = state.done && Object.hasOwn(DONE, state.done) ? notice('success', DONE[state.done]) : '';
   return html`${areaNav(area, 'members')}
 <h1>${area.school.name} · Members</h1>
-${done}${state.shown ? shownLink(state.shown) : ''}${state.error ? notice('error', state.error) : ''}
+${done}${state.shown ? shownLink(state.shown) : ''}${state.shownReset ? shownResetLink(state.shownReset) : ''}${state.error ? notice('error', state.error) : ''}
 ${inviteForm(area, state)}
 <h2 id="invitations">Invitations</h2>
 ${
@@ -131,4 +148,20 @@ export function removeMemberPage(area: Area, m: Member): Html {
 <p><strong>${m.email}</strong> will lose their roles (${m.roles.join(', ')}) at ${area.school.name}, and every
 token they hold for this school stops working at once. Their account itself stays.</p>
 ${confirmForm(area.viewer, membersPath(area, `/${encodeURIComponent(m.id)}/remove`), `Remove ${m.email}`, membersPath(area))}`;
+}
+
+/** Asks before starting a password reset for a member, saying where the link will go. */
+export function passwordResetPage(area: Area, m: Member, mailEnabled: boolean): Html {
+  const action = membersPath(area, `/${encodeURIComponent(m.id)}/password-reset`);
+  return html`${areaNav(area, 'members')}
+<h1>Send a password reset link to ${m.name}?</h1>
+<p>${
+    mailEnabled
+      ? html`The link is emailed to <strong>${m.email}</strong>.`
+      : html`No email is configured on this server: the link is shown to you once, to give to <strong>${m.email}</strong> yourself.`
+  } It sets a new password once, within one hour; their current password keeps working until then.
+Using it signs them out everywhere.</p>
+<form method="post" action="${action}">${csrfField(area.viewer)}
+<div class="actions start"><button class="primary" type="submit">Send password reset link</button>
+<a href="${membersPath(area)}">Cancel</a></div></form>`;
 }

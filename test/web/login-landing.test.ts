@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { Browser, signIn } from '../support/oauth-flow.ts';
+import { locationOf } from './pages-support.ts';
+
+describe('where /login lands after a successful sign-in', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+    await seedDemoData(t.runtime.db);
+  });
+  after(() => t.close());
+
+  it('an owner (an operator at a school) lands on /admin, which opens the console', async () => {
+    const browser = new Browser(t);
+    const res = await signIn(browser, 'owner@example.com');
+    assert.equal(res.status, 303);
+    assert.equal(locationOf(res), '/admin');
+    const console = await browser.request('/admin');
+    assert.ok([200, 302, 303].includes(console.status), `GET /admin: ${console.status}`);
+  });
+
+  it('a student (no operator role anywhere) lands on /account', async () => {
+    const res = await signIn(new Browser(t), 'student@example.com');
+    assert.equal(res.status, 303);
+    assert.equal(locationOf(res), '/account');
+  });
+
+  it('a lecturer is not staff of the console: /account', async () => {
+    const res = await signIn(new Browser(t), 'lecturer@example.com');
+    assert.equal(locationOf(res), '/account');
+  });
+
+  it('return_to still wins, for staff and students alike', async () => {
+    for (const email of ['owner@example.com', 'student@example.com']) {
+      const res = await signIn(new Browser(t), email, { returnTo: '/account/settings' });
+      assert.equal(res.status, 303);
+      assert.equal(locationOf(res), '/account/settings', email);
+    }
+  });
+});
