@@ -146,7 +146,7 @@ describe('account recovery, settings and unlock in Chromium', () => {
     const owner = await browser.newContext();
     const admin = await owner.newPage();
     await signIn(admin, 'owner@example.com', 'demo-password');
-    await admin.waitForURL(/\/account$/);
+    await admin.waitForURL(/\/admin\//);
     await admin.goto(`${base}/admin/${demo}/locked`);
     await check(admin, 'admin-locked');
     await admin.getByRole('button', { name: 'Unlock Leo Lecturer' }).click();
