@@ -13,6 +13,7 @@ export interface Principal {
   readonly schoolId: string;
   /** The user's roles at that school, read at verification time. */
   readonly roles: readonly string[];
+  /** The client the token was issued to; empty for a person on the operator pages (no client). */
   readonly clientId: string;
   /** What decides which scopes the client could be granted (step-up challenges name only those). */
   readonly client: ScopedClient;

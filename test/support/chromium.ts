@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /**
@@ -61,4 +61,30 @@ export async function assertAccessible(page: Page, name: string, within?: string
     [],
     `accessibility of ${name}`,
   );
+}
+
+/** Where every browser test saves its screenshots (gitignored; looked at before a change lands). */
+export const SCREENSHOTS = 'test-artifacts/screenshots';
+
+/**
+ * The checks every page for people gets, in one call: axe (serious and critical violations
+ * fail), a full-page screenshot at desktop width, then at a 375 px phone width a screenshot and
+ * the assertion that nothing scrolls sideways; the viewport is put back afterwards. Screenshots
+ * go to `SCREENSHOTS/<prefix>-<name>-{desktop,phone}.png`.
+ */
+export async function checkPage(page: Page, prefix: string, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const original = page.viewportSize() ?? { width: 1280, height: 800 };
+  await assertAccessible(page, name);
+  await page.screenshot({ path: `${SCREENSHOTS}/${prefix}-${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize({ width: 375, height: 740 });
+  try {
+    const overflow = (await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    )) as number;
+    assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow} px at 375 px wide`);
+    await page.screenshot({ path: `${SCREENSHOTS}/${prefix}-${name}-phone.png`, fullPage: true });
+  } finally {
+    await page.setViewportSize(original);
+  }
 }

@@ -184,7 +184,7 @@ export const memberLockOperations = [
         await unlockMember(
           ctx.app,
           ctx.db,
-          { schoolId: ctx.schoolId, actorUserId: ctx.principal.userId, clientId: ctx.principal.clientId },
+          { schoolId: ctx.schoolId, actorUserId: ctx.principal.userId, clientId: ctx.principal.clientId || null },
           params.member_id,
         ),
       ),

@@ -15,20 +15,24 @@ import { messagePage, type NavLink, requireViewer, topNav, type Viewer } from '.
 export interface OperatedSchool {
   readonly id: string;
   readonly name: string;
+  /** The viewer's roles there. */
+  readonly roles: readonly string[];
 }
 
 /** The schools where the viewer is an active owner or admin (product.md §2), by name. */
 export async function operatedSchools(ctx: AppContext, viewer: Viewer): Promise<OperatedSchool[]> {
   const memberships = await listMembershipsOfUser(ctx.db, viewer.user.id);
   return memberships
-    .filter((m) => mayActFor('operator', standingRoles(m)))
-    .map((m) => ({ id: m.schoolId, name: m.schoolName }));
+    .map((m) => ({ id: m.schoolId, name: m.schoolName, roles: standingRoles(m) }))
+    .filter((s) => mayActFor('operator', s.roles));
 }
 
 /** The operator's view of one school. */
 export interface Area {
   readonly viewer: Viewer;
   readonly school: School;
+  /** The viewer's roles at this school. */
+  readonly roles: readonly string[];
   readonly schools: readonly OperatedSchool[];
   /** The MCP connections beta is on: the Developers section shows. */
   readonly developers: boolean;
@@ -47,8 +51,9 @@ async function requireOperator(
   schoolId: string,
 ): Promise<Area | Response> {
   const schools = await operatedSchools(ctx, viewer);
-  const school = schools.some((s) => s.id === schoolId) ? await findSchoolById(ctx.db, schoolId) : undefined;
-  if (!school) return forbidden(c);
+  const operated = schools.find((s) => s.id === schoolId);
+  const school = operated ? await findSchoolById(ctx.db, schoolId) : undefined;
+  if (!operated || !school) return forbidden(c);
   const disabled = await ctx.db
     .selectFrom('webhook_endpoints')
     .select('id')
@@ -59,6 +64,7 @@ async function requireOperator(
   return {
     viewer,
     school,
+    roles: operated.roles,
     schools,
     developers: betaFeatures(school).includes('mcp_connections'),
     disabledWebhooks: disabled.length,
