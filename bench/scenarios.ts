@@ -1,4 +1,5 @@
 import { accountScenarios } from './account-scenarios.ts';
+import { envelopeScenarios } from './envelope-scenarios.ts';
 import { eventScenarios } from './event-scenarios.ts';
 import { floorScenarios } from './floor-scenarios.ts';
 import { mcpScenarios } from './mcp-scenarios.ts';
@@ -21,6 +22,7 @@ export const scenarios: Scenario[] = [
       }
     },
   },
+  ...envelopeScenarios,
   ...oauthScenarios,
   ...peerScenarios,
   ...accountScenarios,

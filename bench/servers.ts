@@ -89,15 +89,24 @@ export function startFloor(): Promise<BenchServer> {
   return startScript('floor-server.ts');
 }
 
+/**
+ * Starts the hello-world behind Lectern's request envelope (envelope-server.ts), run like the
+ * hello-world (same Node flags), logging at BENCH_LOG_LEVEL as Lectern's rows do.
+ */
+export function startEnvelope(): Promise<BenchServer> {
+  return startScript('envelope-server.ts', { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' });
+}
+
 /** Starts a bench script that answers 200 on `/` once it is up. */
-async function startScript(script: string): Promise<BenchServer> {
+async function startScript(script: string, env: Record<string, string> = {}): Promise<BenchServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(import.meta.dirname, script), String(port)], {
     stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...env },
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(`${url}/`, child);
-  return { url, stop: stopper(child) };
+  return { url, pid: child.pid, stop: stopper(child) };
 }
 
 /** BENCH_DATABASE_URL (postgres://…) runs every Lectern scenario on PostgreSQL instead of SQLite. */

@@ -4,9 +4,8 @@ import { createAdminApp } from './admin/rest.ts';
 import { createErrorHandler, problemResponse } from './errors/handler.ts';
 import { problems } from './errors/problem-error.ts';
 import { createHealthApp } from './health/routes.ts';
-import { bodyLimits } from './http/body-limit.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
-import { requestEnvelope } from './http/envelope.ts';
+import { mountRequestEnvelope } from './http/envelope.ts';
 import { createMcpApp, type McpAppOptions } from './mcp/routes.ts';
 import { createOAuthFlowApp } from './oauth/flow-app.ts';
 import { createOAuthMetadataApp } from './oauth/metadata/metadata-app.ts';
@@ -19,10 +18,9 @@ const UPLOAD_PREFIXES = ['/api/v1/storage'];
 /** Composes the feature sub-apps into the one Lectern app; nothing else happens here. */
 export function createApp(ctx: AppContext, options: { mcp?: McpAppOptions } = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // Clock, request id, event scope, metrics, access log and default headers: one frame
-  // (http/envelope.ts).
-  app.use('*', requestEnvelope(ctx));
-  app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, UPLOAD_PREFIXES));
+  // Clock, request id, event scope, metrics, access log and default headers in one frame, then
+  // the body limits: all that every request passes before its route (http/envelope.ts).
+  mountRequestEnvelope(app, ctx, UPLOAD_PREFIXES);
 
   app.route('/', createHealthApp(ctx));
   app.route('/', createAccountApp(ctx));
