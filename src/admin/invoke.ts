@@ -6,6 +6,7 @@ import type { Requirement } from '../resource/authorization.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { Tx } from '../store/database.ts';
 import type { AdminOperation, BinaryResult, OperationContext, RawUpload } from './define-operation.ts';
+import { checkIdempotencyKey, type IdempotentRequest, runIdempotently } from './idempotency.ts';
 import { snakeKey } from './schemas.ts';
 
 /** Unvalidated input as a surface received it. */
@@ -59,7 +60,7 @@ export function parseInput(op: AdminOperation, raw: RawInput) {
 }
 
 /** A strong entity tag of a JSON representation (RFC 9110 §8.8.3). */
-export function entityTag(body: unknown): string {
+function entityTag(body: unknown): string {
   return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
 }
 
@@ -161,4 +162,60 @@ export async function runOperation(
   } catch (err) {
     throw apiFields(op, err);
   }
+}
+
+// A one-time field (an invitation link) is a secret: the stored replay never holds it.
+function withoutOnce(op: AdminOperation, body: unknown): unknown {
+  if (!op.once || typeof body !== 'object' || body === null) return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const field of op.once) delete copy[field];
+  return copy;
+}
+
+/**
+ * Runs a POST under an idempotency key (REST's `Idempotency-Key`, the console's one-time form
+ * key): the claim, the work and the stored response commit together (idempotency.ts), so the
+ * same key and request runs once and every repeat gets the first response back (`replayed`).
+ * `path` is the request's path as the caller names it; with the method, query, body and upload
+ * it is the request the key is bound to (another request under the key is a 422).
+ */
+export async function invokeIdempotently(
+  app: AppContext,
+  principal: Principal,
+  op: AdminOperation,
+  raw: RawInput,
+  options: { key: string; path: string; ifMatch?: string },
+): Promise<{ result: InvokeResult; replayed: boolean }> {
+  checkIdempotencyKey(options.key);
+  // Validated before the key is claimed or the request fingerprinted: an invalid request is
+  // the same 422 with or without a key and claims nothing, and the fingerprint is taken of
+  // schema-shaped input (a 100 000-level JSON array never reaches JSON.stringify).
+  const valid = parseInput(op, raw);
+  const request: IdempotentRequest = {
+    schoolId: principal.schoolId,
+    clientId: principal.clientId,
+    key: options.key,
+    method: op.method,
+    path: options.path,
+    fingerprint: JSON.stringify([
+      valid.query,
+      valid.body ?? null,
+      raw.raw ? entityTag(Buffer.from(raw.raw.bytes).toString('base64')) : null,
+    ]),
+  };
+  const outcome = await runIdempotently(
+    app.db,
+    request,
+    (tx) => runOperation(app, principal, op, valid, { ifMatch: options.ifMatch, tx }),
+    (result) => ({
+      status: result.status,
+      body: result.body === undefined ? '' : JSON.stringify(withoutOnce(op, result.body)),
+    }),
+  );
+  if (outcome.kind === 'executed') return { result: outcome.result, replayed: false };
+  const stored = outcome.body === '' ? undefined : JSON.parse(outcome.body);
+  return {
+    result: { status: outcome.status, body: stored, etag: op.etag ? entityTag(stored) : undefined },
+    replayed: true,
+  };
 }

@@ -9,15 +9,7 @@ import { bearerStep } from '../resource/middleware.ts';
 import { adminOperations } from './catalogue.ts';
 import type { AdminOperation, RawUpload } from './define-operation.ts';
 import { registerDocs } from './docs.ts';
-import { checkIdempotencyKey, type IdempotentRequest, runIdempotently } from './idempotency.ts';
-import {
-  entityTag,
-  type InvokeResult,
-  invokeOperation,
-  operationRequirement,
-  parseInput,
-  runOperation,
-} from './invoke.ts';
+import { type InvokeResult, invokeIdempotently, invokeOperation, operationRequirement } from './invoke.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
@@ -120,14 +112,6 @@ function render(c: Context, result: InvokeResult, replayed = false, location?: s
   });
 }
 
-// A one-time field (an invitation link) is a secret: the stored replay never holds it.
-function withoutOnce(op: AdminOperation, body: unknown): unknown {
-  if (!op.once || typeof body !== 'object' || body === null) return body;
-  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  for (const field of op.once) delete copy[field];
-  return copy;
-}
-
 function route(ctx: AppContext, op: AdminOperation) {
   const readPath = locationTemplate(op, adminOperations);
   const location = readPath && `${ctx.config.baseUrl}${readPath}`;
@@ -159,40 +143,12 @@ function route(ctx: AppContext, op: AdminOperation) {
       }
       return render(c, result, false, location);
     }
-    checkIdempotencyKey(key);
-    // Validated before the key is claimed or the request fingerprinted: an invalid request is
-    // the same 422 with or without a key and claims nothing, and the fingerprint is taken of
-    // schema-shaped input (a 100 000-level JSON array never reaches JSON.stringify).
-    const valid = parseInput(op, input);
-    const request: IdempotentRequest = {
-      schoolId: principal.schoolId,
-      clientId: principal.clientId,
+    const outcome = await invokeIdempotently(ctx, principal, op, input, {
       key,
-      method: op.method,
       path: c.req.path,
-      fingerprint: JSON.stringify([
-        valid.query,
-        valid.body ?? null,
-        raw ? entityTag(Buffer.from(raw.bytes).toString('base64')) : null,
-      ]),
-    };
-    const outcome = await runIdempotently(
-      ctx.db,
-      request,
-      (tx) => runOperation(ctx, principal, op, valid, { ifMatch: c.req.header('if-match'), tx }),
-      (result) => ({
-        status: result.status,
-        body: result.body === undefined ? '' : JSON.stringify(withoutOnce(op, result.body)),
-      }),
-    );
-    if (outcome.kind === 'executed') return render(c, outcome.result, false, location);
-    const stored = outcome.body === '' ? undefined : JSON.parse(outcome.body);
-    return render(
-      c,
-      { status: outcome.status, body: stored, etag: op.etag ? entityTag(stored) : undefined },
-      true,
-      location,
-    );
+      ifMatch: c.req.header('if-match'),
+    });
+    return render(c, outcome.result, outcome.replayed, location);
   };
 }
 
