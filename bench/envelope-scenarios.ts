@@ -27,7 +27,10 @@ function median(values: number[]): number {
 }
 
 /** One turn: a 1 s warm-up, then `seconds` of load; req/s, figures and server CPU per request. */
-async function turn(server: BenchServer, seconds: number): Promise<{ figures: Figures; cpuPerRequest: number }> {
+async function turn(
+  server: BenchServer,
+  seconds: number,
+): Promise<{ figures: Figures; cpuPerRequest: number }> {
   const url = `${server.url}/`;
   await measure({ url, duration: 1 });
   const before = cpuMicros(server.pid!);

@@ -68,6 +68,11 @@ const CATALOGUE = {
     description: 'A test event an operator sent to one endpoint (never fanned out).',
     auditOnly: true,
   },
+  'course.created': { description: 'A course was created.', auditOnly: true },
+  'course.updated': {
+    description: 'A course’s title, slug, status, price or other fields changed.',
+    auditOnly: true,
+  },
   // The deployment's security log only: an account is shared by every school its person belongs
   // to, and keys and sessions belong to the deployment, so these are never a school's events.
   'login.succeeded': { description: 'Someone signed in.', logOnly: true },

@@ -130,6 +130,26 @@ export const EVENT_DATA_SCHEMAS = {
     last_status_code: z.int().nullable(),
   }),
   'webhook.test': z.strictObject(endpoint),
+  'course.created': z.strictObject({
+    ...course,
+    title: z.string(),
+    price_amount: Whole,
+    currency: z.string(),
+  }),
+  // Flat before/after values beside the names of the fields that changed (description, image_url,
+  // checkout_url and lecturer_ids are named in `changed` without their values).
+  'course.updated': z.strictObject({
+    ...course,
+    title: z.string(),
+    price_amount: Whole,
+    currency: z.string(),
+    changed: Strings,
+    previous_slug: z.string(),
+    previous_title: z.string(),
+    previous_status: z.string(),
+    previous_price_amount: Whole,
+    previous_currency: z.string(),
+  }),
 } as const satisfies { readonly [T in EventType]: z.ZodObject };
 
 /** A value of event data: small JSON, never a secret, password or token. */

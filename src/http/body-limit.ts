@@ -2,8 +2,16 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { problems } from '../errors/problem-error.ts';
 
+/** Where uploads are sent: a path prefix, or a pattern of the whole path (a console page's form). */
+export type UploadPath = string | RegExp;
+
+/** Whether `path` takes uploads (and so the upload limit). */
+export function isUploadPath(uploadPaths: readonly UploadPath[], path: string): boolean {
+  return uploadPaths.some((p) => (typeof p === 'string' ? path.startsWith(p) : p.test(path)));
+}
+
 /**
- * Caps request bodies: `uploadLimit` for the paths listed in `uploadPrefixes`, `limit`
+ * Caps request bodies: `uploadLimit` for the paths listed in `uploadPaths`, `limit`
  * everywhere else. Over the cap: a 413 problem, which the one error handler renders in the
  * surface's own format (invalid_request on OAuth paths).
  *
@@ -14,7 +22,7 @@ import { problems } from '../errors/problem-error.ts';
 export function bodyLimits(
   limit: number,
   uploadLimit: number,
-  uploadPrefixes: readonly string[],
+  uploadPaths: readonly UploadPath[],
 ): MiddlewareHandler {
   const streaming = (maxSize: number) =>
     bodyLimit({
@@ -28,7 +36,7 @@ export function bodyLimits(
   return (c, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
-    const isUpload = uploadPrefixes.some((p) => c.req.path.startsWith(p));
+    const isUpload = isUploadPath(uploadPaths, c.req.path);
     const maxSize = isUpload ? uploadLimit : limit;
     const declared = c.req.header('content-length');
     if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {

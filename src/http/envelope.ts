@@ -6,7 +6,7 @@ import { freshEventScope } from '../events/context.ts';
 import type { Clock } from '../store/time.ts';
 import { runInWorkScope } from '../store/work-scope.ts';
 import { accessLogRecorder } from './access-log.ts';
-import { bodyLimits } from './body-limit.ts';
+import { bodyLimits, type UploadPath } from './body-limit.ts';
 import type { AppEnv } from './context.ts';
 import { applyDefaultHeaders } from './default-headers.ts';
 import { type Metrics, requestRecorder } from './metrics.ts';
@@ -61,7 +61,7 @@ export function requestEnvelope(ctx: {
 
 /**
  * Mounts all that every request passes before its route, in order: the envelope, then the body
- * limits (body-limit.ts: `uploadLimitBytes` under `uploadPrefixes`, `bodyLimitBytes` elsewhere).
+ * limits (body-limit.ts: `uploadLimitBytes` on `uploadPaths`, `bodyLimitBytes` elsewhere).
  * `createApp` mounts it on the app, the bench's envelope row on a hello-world to measure it alone.
  */
 export function mountRequestEnvelope(
@@ -72,8 +72,8 @@ export function mountRequestEnvelope(
     metrics: Metrics;
     config: Pick<Config, 'bodyLimitBytes' | 'uploadLimitBytes'>;
   },
-  uploadPrefixes: readonly string[],
+  uploadPaths: readonly UploadPath[],
 ): void {
   app.use('*', requestEnvelope(ctx));
-  app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, uploadPrefixes));
+  app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, uploadPaths));
 }

@@ -45,6 +45,9 @@ input:focus-visible,textarea:focus-visible,a:focus-visible{outline:3px solid var
 [aria-invalid=true]{border-color:var(--err-fg);border-width:2px}
 .field-error{color:var(--err-fg);font-size:.92rem;margin:.3rem 0 0}
 .hint{color:var(--muted);font-size:.92rem;margin:.3rem 0 0}
+input[type=number],input[type=date],input[type=datetime-local]{width:100%;max-width:100%;padding:.6rem;font:inherit;color:inherit;background:var(--bg);border:1px solid var(--border);border-radius:.4rem}
+.affixed{display:flex;align-items:center;gap:.5rem}.affixed input{flex:1;min-width:0}.affix{font-weight:600}dd{overflow-wrap:anywhere;min-width:0}dd dl{margin:0 0 .5rem}dd ol{margin:0;padding-left:1.2rem}
+input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--err-fg);border-width:2px}
 fieldset{border:1px solid var(--border);border-radius:.4rem;padding:.5rem 1rem;margin:1rem 0 0}
 legend{font-weight:600;padding:0 .3rem}
 label.check{display:flex;gap:.6rem;align-items:baseline;font-weight:400;margin:.5rem 0}
@@ -63,11 +66,41 @@ dd{margin:0}
 td ul{margin:0;padding-left:1.1rem}
 @media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}table.stack tr{display:block;padding:.5rem 0;border-bottom:1px solid var(--border)}table.stack td{display:block;border:0;padding:.2rem 0}table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:var(--muted)}}
 .secret{display:block;padding:.6rem;background:var(--bg);border:1px dashed var(--border);border-radius:.4rem;font-size:1rem;user-select:all}
+input[type=search]{width:100%;padding:.6rem;font:inherit;color:inherit;background:var(--bg);border:1px solid var(--border);border-radius:.4rem}
+form.filters .filter-fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:0 1rem}
+dl.details{grid-template-columns:minmax(0,max-content) minmax(0,1fr)}dl.details dd{overflow-wrap:anywhere;min-width:0}
+@media (max-width:40rem){dl.details{grid-template-columns:minmax(0,1fr)}dl.details dd{margin-bottom:.5rem}}
+nav.sub{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:-.5rem 0 1.25rem}nav.sub a[aria-current=page]{font-weight:700;text-decoration:none}
+.fields{display:flex;flex-wrap:wrap;gap:0 1rem}.fields>div{flex:1 1 12rem;min-width:0}
+ul.quick{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;list-style:none;padding:0;margin:1rem 0}ul.quick a[aria-current]{font-weight:700;text-decoration:none}
+caption{text-align:left;font-weight:600;padding:.25rem 0}
+figure.chart{margin:1rem 0}figure.chart svg{display:block;width:100%;height:auto;font-size:13px}.chart .bar{fill:var(--accent)}.chart text{fill:var(--muted)}.chart line{stroke:var(--border)}
+.chart-pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:0 2rem;align-items:start}th .hint{font-weight:400}
+.row-actions{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.4rem 0}
+section.block{border:1px solid var(--border);border-radius:.5rem;padding:0 1rem .5rem;margin:1rem 0}
+section.block h2{margin-top:.75rem}
+ol.items{list-style:none;padding:0;margin:.5rem 0}ol.items>li{padding:.5rem 0;border-top:1px solid var(--border)}
+.badge{display:inline-block;padding:0 .45rem;border-radius:.3rem;font-size:.85rem;background:var(--ok-bg);color:var(--ok-fg)}
+.choice{display:flex;gap:.6rem;align-items:center;margin:.4rem 0}
+input[type=file]{max-width:100%;font:inherit}
+fieldset{min-width:0}
+.learn{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,17rem);gap:1.5rem;align-items:start}
+@media (max-width:48rem){.learn{grid-template-columns:minmax(0,1fr)}}
+ol.outline{list-style:none;padding:0;margin:0}ol.outline ol{list-style:none;padding:0 0 0 .25rem;margin:.25rem 0 .75rem}
+ol.outline a[aria-current=page]{font-weight:700}
+ul.cards{list-style:none;padding:0}ul.cards>li{border:1px solid var(--border);border-radius:.5rem;padding:1rem;margin:.75rem 0}ul.cards h2{margin-top:0}
+.field-ok{color:var(--ok-fg);font-size:.92rem;margin:.3rem 0 0}
+progress{width:100%;height:.8rem;accent-color:var(--accent)}
+video{display:block;width:100%;background:#000;border-radius:.4rem}
+.prose{overflow-wrap:anywhere;white-space:pre-line}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.pager{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.75rem 1.5rem;margin-top:1.5rem}
+a.button{display:inline-block;padding:.6rem 1.1rem;border-radius:.4rem;background:var(--accent);color:var(--card);font-weight:600;text-decoration:none}
 `;
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
 
 /** A whole page: the shared head and stylesheet around `body`. */
-function layout(title: string, body: Html, options: { wide?: boolean } = {}): Html {
+function layout(title: string, body: Html, options: { wide?: boolean; style?: string } = {}): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -76,7 +109,12 @@ function layout(title: string, body: Html, options: { wide?: boolean } = {}): Ht
 <meta name="referrer" content="no-referrer">
 <title>${title} · Lectern</title>
 <style>${raw(CSS)}</style>
-</head>
+${
+  options.style
+    ? html`<style>${raw(options.style)}</style>
+`
+    : ''
+}</head>
 <body>
 <main${options.wide ? raw(' class="wide"') : ''}>
 ${body}
@@ -90,15 +128,23 @@ ${body}
  * consent pages), no caching of pages that carry CSRF tokens, and a CSP that allows only our
  * inline stylesheet. `formAction`, when given, restricts where forms may post (and redirect to).
  */
-function pageHeaders(options: { formAction?: readonly string[] } = {}): Record<string, string> {
+function pageHeaders(
+  options: { formAction?: readonly string[]; directives?: readonly string[]; style?: string } = {},
+): Record<string, string> {
+  // A page's own style block (a school's theme) is allowed by its hash beside the stylesheet's.
+  const extra = options.style
+    ? ` 'sha256-${createHash('sha256').update(options.style).digest('base64')}'`
+    : '';
   const csp = [
     "default-src 'none'",
-    `style-src 'sha256-${CSS_HASH}'`,
+    `style-src 'sha256-${CSS_HASH}'${extra}`,
     "img-src 'self' data:",
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ];
   if (options.formAction) csp.push(`form-action ${options.formAction.join(' ')}`);
+  // A page that needs more (the course player's script and media) names it; others get nothing.
+  if (options.directives) csp.push(...options.directives);
   return {
     'Content-Security-Policy': csp.join('; '),
     'X-Frame-Options': 'DENY',
@@ -113,8 +159,15 @@ export async function sendPage(
   status: number,
   title: string,
   body: Html,
-  options: { formAction?: readonly string[]; headers?: Record<string, string>; wide?: boolean } = {},
+  options: {
+    formAction?: readonly string[];
+    directives?: readonly string[];
+    headers?: Record<string, string>;
+    wide?: boolean;
+    /** An extra style block (built by the caller from validated values only). */
+    style?: string;
+  } = {},
 ): Promise<Response> {
-  const content = await layout(title, body, { wide: options.wide });
+  const content = await layout(title, body, { wide: options.wide, style: options.style });
   return c.html(content, status as 200, { ...pageHeaders(options), ...options.headers });
 }

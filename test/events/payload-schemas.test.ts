@@ -94,7 +94,7 @@ describe('every event type’s data matches its documented schema, end to end', 
       status: 'published',
     });
     ok(draft, 201);
-    ok(await operator('PATCH', `/api/v1/courses/${draft.body.id}`, { status: 'draft' }));
+    ok(await operator('PATCH', `/api/v1/courses/${draft.body.id}`, { status: 'draft', price_amount: 500 }));
     const course = await operator('POST', '/api/v1/courses', {
       slug: 'schema-b',
       title: 'B',

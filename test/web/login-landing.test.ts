@@ -22,15 +22,19 @@ describe('where /login lands after a successful sign-in', () => {
     assert.ok([200, 302, 303].includes(console.status), `GET /admin: ${console.status}`);
   });
 
-  it('a student (no operator role anywhere) lands on /account', async () => {
+  it('a student of one school (no other role anywhere) lands in its learning area', async () => {
     const res = await signIn(new Browser(t), 'student@example.com');
     assert.equal(res.status, 303);
-    assert.equal(locationOf(res), '/account');
+    assert.equal(locationOf(res), '/schools/demo/learn');
   });
 
-  it('a lecturer is not staff of the console: /account', async () => {
-    const res = await signIn(new Browser(t), 'lecturer@example.com');
-    assert.equal(locationOf(res), '/account');
+  it('a lecturer is staff too: the console, where their courses are', async () => {
+    const browser = new Browser(t);
+    const res = await signIn(browser, 'lecturer@example.com');
+    assert.equal(locationOf(res), '/admin');
+    const picked = await browser.request('/admin');
+    assert.equal(picked.status, 302);
+    assert.match(locationOf(picked) ?? '', /^\/admin\/sch_[0-9a-z]+$/);
   });
 
   it('return_to still wins, for staff and students alike', async () => {

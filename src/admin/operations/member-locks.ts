@@ -184,7 +184,11 @@ export const memberLockOperations = [
         await unlockMember(
           ctx.app,
           ctx.db,
-          { schoolId: ctx.schoolId, actorUserId: ctx.principal.userId, clientId: ctx.principal.clientId || null },
+          {
+            schoolId: ctx.schoolId,
+            actorUserId: ctx.principal.userId,
+            clientId: ctx.principal.clientId || null,
+          },
           params.member_id,
         ),
       ),

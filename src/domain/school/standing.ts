@@ -10,16 +10,46 @@ import { parseRoles, type Role } from './roles.ts';
  * What a role may do:
  * - `act_as_member`: use member-audience clients (the Account API, member tools) for their own data;
  * - `act_as_operator`: use operator-audience clients and the operator pages to run the school;
- * - `manage_owners`: grant, change or remove the owner role, and invite owners.
+ * - `manage_owners`: grant, change or remove the owner role, and invite owners;
+ * - `teach`: open the operator pages of the courses they teach (their lecturer profile is on the
+ *   course), and run there only `TEACHING_OPERATIONS`, only on those courses.
  */
-export type Permission = 'act_as_member' | 'act_as_operator' | 'manage_owners';
+export type Permission = 'act_as_member' | 'act_as_operator' | 'manage_owners' | 'teach';
 
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   owner: ['act_as_member', 'act_as_operator', 'manage_owners'],
   admin: ['act_as_member', 'act_as_operator'],
-  lecturer: ['act_as_member'],
+  lecturer: ['act_as_member', 'teach'],
   student: ['act_as_member'],
 };
+
+/**
+ * The admin operations `teach` allows, on the courses the person teaches (product.md §8): read
+ * those courses, change their curriculum and lecture content (uploading the files lectures show),
+ * read their students' enrollments and progress. Operator tokens stay owners' and admins': a
+ * lecturer reaches these through the operator pages only.
+ */
+export const TEACHING_OPERATIONS: ReadonlySet<string> = new Set([
+  'courses.list',
+  'courses.get',
+  'curriculum.get',
+  'curriculum.get_section',
+  'curriculum.get_lecture',
+  'curriculum.create_section',
+  'curriculum.update_section',
+  'curriculum.delete_section',
+  'curriculum.reorder_sections',
+  'curriculum.create_lecture',
+  'curriculum.update_lecture',
+  'curriculum.delete_lecture',
+  'curriculum.reorder_lectures',
+  'students.list_enrollments',
+  'students.get_enrollment',
+  'students.get_progress',
+  'storage.upload',
+  'storage.list',
+  'storage.get',
+]);
 
 /** The two audiences a client acts for (oauth/scopes.ts), each needing its permission. */
 const AUDIENCE_PERMISSION = { operator: 'act_as_operator', member: 'act_as_member' } as const;

@@ -1,38 +1,66 @@
 /**
- * The frame of the operator area: which schools the viewer operates, the guard that admits only
- * a school's owners and admins, and the navigation with the school switcher.
+ * The frame of the console: which schools the viewer may open it for, the guards (owners and
+ * admins; or lecturers too, for the pages of the courses they teach), and the navigation with the
+ * school switcher.
  */
 import type { Context } from 'hono';
 import { html } from 'hono/html';
+import { findLecturerByUser } from '../../domain/catalog/lecturers.ts';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import { betaFeatures, findSchoolById, type School } from '../../domain/school/schools.ts';
-import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
+import { may, mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import type { Html } from '../layout.ts';
 import { messagePage, type NavLink, requireViewer, topNav, type Viewer } from '../shared/page-kit.ts';
+import { CONSOLE_GROUPS, type ConsoleSlug } from './console/registry.ts';
 
-/** A school the viewer may operate. */
+/** A school whose console the viewer may open. */
 export interface OperatedSchool {
   readonly id: string;
   readonly name: string;
   /** The viewer's roles there. */
   readonly roles: readonly string[];
+  /** Runs the school (owner or admin); otherwise only teaches there (a lecturer). */
+  readonly operates: boolean;
 }
 
-/** The schools where the viewer is an active owner or admin (product.md §2), by name. */
+/**
+ * The schools whose console the viewer may open, by name: where they are an active owner or admin
+ * (product.md §2), or a lecturer (the courses they teach, domain/school/standing.ts).
+ */
 export async function operatedSchools(ctx: AppContext, viewer: Viewer): Promise<OperatedSchool[]> {
   const memberships = await listMembershipsOfUser(ctx.db, viewer.user.id);
   return memberships
-    .map((m) => ({ id: m.schoolId, name: m.schoolName, roles: standingRoles(m) }))
-    .filter((s) => mayActFor('operator', s.roles));
+    .map((m) => {
+      const roles = standingRoles(m);
+      return { id: m.schoolId, name: m.schoolName, roles, operates: mayActFor('operator', roles) };
+    })
+    .filter((s) => s.operates || may(s.roles, 'teach'));
 }
 
-/** The operator's view of one school. */
+/** What a lecturer reaches: their lecturer profile and the courses it is on. */
+export interface Teaching {
+  readonly lecturerId: string | null;
+  readonly courseIds: ReadonlySet<string>;
+}
+
+/** What the person teaches at the school: the courses their lecturer profile is on (none without one). */
+export async function teachingOf(ctx: AppContext, schoolId: string, userId: string): Promise<Teaching> {
+  const profile = await findLecturerByUser(ctx.db, schoolId, userId);
+  return {
+    lecturerId: profile?.id ?? null,
+    courseIds: new Set(profile?.courses.map((course) => course.id) ?? []),
+  };
+}
+
+/** The console's view of one school, for an operator or a lecturer. */
 export interface Area {
   readonly viewer: Viewer;
   readonly school: School;
   /** The viewer's roles at this school. */
   readonly roles: readonly string[];
+  /** Set for a lecturer who does not run the school: what they teach; every page asks it. */
+  readonly teaching?: Teaching;
   readonly schools: readonly OperatedSchool[];
   /** The MCP connections beta is on: the Developers section shows. */
   readonly developers: boolean;
@@ -40,20 +68,30 @@ export interface Area {
   readonly disabledWebhooks: number;
 }
 
+/** Who a page admits: the school's operators only, or its lecturers too (their courses only). */
+type Admits = 'operators' | 'staff';
+
 /**
- * The school of the path if the viewer operates it, else the 403 page. Another school's id and
- * an unknown id get the same answer, so the page does not reveal which schools exist.
+ * The school of the path if the viewer may open this page of its console, else the 403 page.
+ * Another school's id and an unknown id get the same answer, so the page does not reveal which
+ * schools exist.
  */
-async function requireOperator(
+async function requireStaff(
   ctx: AppContext,
   c: Context,
   viewer: Viewer,
   schoolId: string,
+  admits: Admits,
 ): Promise<Area | Response> {
   const schools = await operatedSchools(ctx, viewer);
   const operated = schools.find((s) => s.id === schoolId);
   const school = operated ? await findSchoolById(ctx.db, schoolId) : undefined;
   if (!operated || !school) return forbidden(c);
+  let teaching: Teaching | undefined;
+  if (!operated.operates) {
+    if (admits === 'operators') return forbidden(c, areaPath(school.id, '/courses'));
+    teaching = await teachingOf(ctx, school.id, viewer.user.id);
+  }
   const disabled = await ctx.db
     .selectFrom('webhook_endpoints')
     .select('id')
@@ -65,17 +103,22 @@ async function requireOperator(
     viewer,
     school,
     roles: operated.roles,
+    teaching,
     schools,
     developers: betaFeatures(school).includes('mcp_connections'),
     disabledWebhooks: disabled.length,
   };
 }
 
-/** The area of the request's `:school`: signed in (else /login) and its operator (else the 403 page). */
-export async function areaOfRequest(ctx: AppContext, c: Context<AppEnv>): Promise<Area | Response> {
+/** The area of the request's `:school`: signed in (else /login) and admitted (else the 403 page). */
+export async function areaOfRequest(
+  ctx: AppContext,
+  c: Context<AppEnv>,
+  admits: Admits = 'operators',
+): Promise<Area | Response> {
   const viewer = await requireViewer(ctx, c, '/admin');
   if (viewer instanceof Response) return viewer;
-  return requireOperator(ctx, c, viewer, c.req.param('school') ?? '');
+  return requireStaff(ctx, c, viewer, c.req.param('school') ?? '', admits);
 }
 
 /** A page of the area: `handler` runs only for a signed-in operator of the school in the path. */
@@ -89,8 +132,36 @@ export function operatorPage(
   };
 }
 
-/** The refusal shown to people who are not an owner or admin of the school. */
-export function forbidden(c: Context): Promise<Response> {
+/**
+ * A page lecturers open too (courses, curriculum, their students' progress): `handler` runs for
+ * an operator, or a lecturer with `area.teaching` set, whose every operation passes the teaching
+ * rule of console-kit.ts `runForConsole`. A page that reads anything but through it is an
+ * `operatorPage`.
+ */
+export function staffPage(
+  ctx: AppContext,
+  handler: (c: Context<AppEnv>, area: Area) => Promise<Response>,
+): (c: Context<AppEnv>) => Promise<Response> {
+  return async (c) => {
+    const area = await areaOfRequest(ctx, c, 'staff');
+    return area instanceof Response ? area : handler(c, area);
+  };
+}
+
+/**
+ * The refusal shown to people who may not open a page: not staff of the school at all, or a
+ * lecturer on a page for owners and admins (`courses`: where their own pages are).
+ */
+export function forbidden(c: Context, courses?: string): Promise<Response> {
+  if (courses) {
+    return messagePage(
+      c,
+      403,
+      'For owners and admins',
+      'This page is for the school’s owners and admins. As a lecturer you can open the courses you teach.',
+      { href: courses, label: 'Go to your courses' },
+    );
+  }
   return messagePage(
     c,
     403,
@@ -99,42 +170,87 @@ export function forbidden(c: Context): Promise<Response> {
   );
 }
 
-export type Section = 'settings' | 'members' | 'apps' | 'connected' | 'locked' | 'audit' | 'webhooks';
+/**
+ * A page of the area, for the navigation's current link: the hand-made pages by name, the
+ * generated ones by their group's slug (console/registry.ts).
+ */
+export type Section =
+  | 'settings'
+  | 'members'
+  | 'apps'
+  | 'connected'
+  | 'locked'
+  | 'audit'
+  | 'webhooks'
+  | 'orders'
+  | 'files'
+  | 'analytics'
+  | ConsoleSlug;
 
 /** Path of a page of the area. */
 export function areaPath(schoolId: string, rest = ''): string {
   return `/admin/${encodeURIComponent(schoolId)}${rest}`;
 }
 
-/** Navigation: the school's sections (Developers only while the beta is on) and the switcher. */
+/**
+ * Navigation: one link per section of the school, in the order people look for them (the
+ * catalogue, sales, the community, the site, then the school's own settings and people; Developers
+ * only while the beta is on), a wrapping list that stays usable on a phone; the settings pages
+ * get a second row of their own; then the school switcher. A lecturer sees Courses alone.
+ */
 export function areaNav(area: Area, current: Section): Html {
+  const at = (rest: string) => areaPath(area.school.id, rest);
+  const group = (slug: ConsoleSlug): NavLink => {
+    const g = CONSOLE_GROUPS.find((x) => x.slug === slug);
+    return { href: at(`/${slug}`), label: g?.name ?? slug, current: current === slug };
+  };
+  // A lecturer who does not run the school reaches the courses they teach, nothing else.
+  if (area.teaching)
+    return topNav(area.viewer, [group('courses'), { href: '/account', label: 'My account' }]);
+  const settings = current === 'settings' || current === 'school' || current === 'appearance';
   const links: NavLink[] = [
-    { href: areaPath(area.school.id), label: 'Settings', current: current === 'settings' },
-    { href: areaPath(area.school.id, '/members'), label: 'Members', current: current === 'members' },
+    group('courses'),
+    group('students'),
+    group('lecturers'),
+    { href: at('/orders'), label: 'Orders', current: current === 'orders' },
+    group('coupons'),
+    group('membership-plans'),
+    group('subscriptions'),
+    group('digital-products'),
+    group('events'),
+    group('posts'),
+    group('comments'),
+    group('pages'),
+    group('forms'),
+    { href: at('/files'), label: 'Files', current: current === 'files' },
+    { href: at('/analytics'), label: 'Analytics', current: current === 'analytics' },
+    { href: at(''), label: 'Settings', current: settings },
+    { href: at('/members'), label: 'Members', current: current === 'members' },
   ];
   if (area.developers) {
-    links.push({
-      href: areaPath(area.school.id, '/apps'),
-      label: 'OAuth applications',
-      current: current === 'apps',
-    });
+    links.push({ href: at('/apps'), label: 'OAuth applications', current: current === 'apps' });
   }
   links.push(
+    { href: at('/connected'), label: 'Connected apps', current: current === 'connected' },
+    { href: at('/locked'), label: 'Locked accounts', current: current === 'locked' },
+    { href: at('/audit'), label: 'Audit trail', current: current === 'audit' },
     {
-      href: areaPath(area.school.id, '/connected'),
-      label: 'Connected apps',
-      current: current === 'connected',
-    },
-    { href: areaPath(area.school.id, '/locked'), label: 'Locked accounts', current: current === 'locked' },
-    { href: areaPath(area.school.id, '/audit'), label: 'Audit trail', current: current === 'audit' },
-    {
-      href: areaPath(area.school.id, '/webhooks'),
+      href: at('/webhooks'),
       // An endpoint Lectern disabled is shown on every page of the area until someone acts.
       label: area.disabledWebhooks > 0 ? `Webhooks (${area.disabledWebhooks} disabled)` : 'Webhooks',
       current: current === 'webhooks',
     },
     { href: '/account', label: 'My account' },
   );
+  const sub = (href: string, label: string, on: boolean) =>
+    html`<a href="${href}"${on ? html` aria-current="page"` : ''}>${label}</a>`;
+  const settingsNav = settings
+    ? html`<nav class="sub" aria-label="Settings">${sub(at(''), 'Beta features', current === 'settings')}${sub(
+        at('/school'),
+        'School details',
+        current === 'school',
+      )}${sub(at('/appearance'), 'Appearance', current === 'appearance')}</nav>`
+    : '';
   const switcher =
     area.schools.length > 1
       ? html`<form method="get" action="/admin" class="switcher">
@@ -146,5 +262,5 @@ export function areaNav(area: Area, current: Section): Html {
 <div class="actions"><button class="secondary small" type="submit">Switch school</button></div>
 </form>`
       : '';
-  return html`${topNav(area.viewer, links)}${switcher}`;
+  return html`${topNav(area.viewer, links)}${settingsNav}${switcher}`;
 }

@@ -1,12 +1,10 @@
 /**
- * `/admin/:school/audit` and `/admin/:school/webhooks`: the audit trail and webhook
- * endpoints of a school, for its owners and admins; the same rules as the admin API
- * (domain/school/audit-trail.ts, webhooks/), every change a CSRF-checked POST.
+ * `/admin/:school/webhooks`: the webhook endpoints of a school, for its owners and admins; the
+ * same rules as the admin API (webhooks/), every change a CSRF-checked POST. The audit trail
+ * (`/admin/:school/audit`) is audit-pages.ts, mounted here.
  */
 import { type Context, Hono } from 'hono';
-import { listAuditEvents } from '../../domain/school/audit-trail.ts';
 import { ProblemError, problems } from '../../errors/problem-error.ts';
-import { isEventType } from '../../events/catalogue.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { listAttempts, replay } from '../../webhooks/delivery-log.ts';
 import {
@@ -21,8 +19,8 @@ import {
 } from '../../webhooks/endpoints.ts';
 import { messagePage, readForm, sendAreaPage } from '../shared/page-kit.ts';
 import { type Area, areaPath, operatorPage } from './area.ts';
+import { createAuditPagesApp } from './audit-pages.ts';
 import {
-  auditPage,
   DELETE_CONFIRMED,
   deleteEndpointPage,
   type EndpointFormErrors,
@@ -93,60 +91,8 @@ export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
       label: 'Back to Webhooks',
     });
 
-  app.get(
-    '/admin/:school/audit',
-    operator(async (c, area) => {
-      const q = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 200);
-      const filter = { type: q('type'), actor: q('actor'), from: q('from'), to: q('to') };
-      const bad =
-        (filter.type && !isEventType(filter.type)) ||
-        (filter.from && !DATE.test(filter.from)) ||
-        (filter.to && !DATE.test(filter.to));
-      if (bad)
-        return sendAreaPage(
-          c,
-          400,
-          'Audit trail',
-          auditPage(area, [], filter, null, 'Choose a listed event type and dates as YYYY-MM-DD.'),
-        );
-      try {
-        const page = await listAuditEvents(
-          ctx.db,
-          area.school.id,
-          {
-            types: filter.type ? [filter.type] : undefined,
-            actorId: filter.actor || undefined,
-            from: filter.from ? `${filter.from}T00:00:00.000Z` : undefined,
-            to: filter.to ? `${filter.to}T00:00:00.000Z` : undefined,
-          },
-          { limit: 50, cursor: c.req.query('cursor') },
-        );
-        const older = page.next_cursor
-          ? `${areaPath(area.school.id, '/audit')}?${new URLSearchParams({ ...filter, cursor: page.next_cursor })}`
-          : null;
-        return sendAreaPage(
-          c,
-          200,
-          `${area.school.name} · Audit trail`,
-          auditPage(area, page.data, filter, older),
-        );
-      } catch (err) {
-        if (!(err instanceof ProblemError)) throw err;
-        return sendAreaPage(
-          c,
-          err.status,
-          'Audit trail',
-          auditPage(
-            area,
-            [],
-            filter,
-            null,
-            'That page of the audit trail does not exist: start again from the newest events.',
-          ),
-        );
-      }
-    }),
-  );
+  // The audit trail is its own page (audit-pages.ts), mounted here beside the webhooks.
+  app.route('/', createAuditPagesApp(ctx));
 
   const showWebhooks = async (
     c: Context,

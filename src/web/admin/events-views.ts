@@ -1,8 +1,6 @@
-/** The operator area's Audit trail and Webhooks pages. */
+/** The operator area's Webhooks pages. */
 
 import { html } from 'hono/html';
-import type { AuditEvent } from '../../domain/school/audit-trail.ts';
-import { EVENT_TYPES } from '../../events/catalogue.ts';
 import type { WebhookAttempt } from '../../webhooks/delivery-log.ts';
 import {
   MAX_DESCRIPTION_LENGTH,
@@ -24,55 +22,6 @@ const DONE: Record<string, string> = {
 
 const doneNotice = (code: string | undefined) =>
   code && Object.hasOwn(DONE, code) ? notice('success', DONE[code]) : '';
-
-export interface AuditFilterValues {
-  type: string;
-  actor: string;
-  from: string;
-  to: string;
-}
-
-function actorLabel(e: AuditEvent): Html {
-  if (e.actor.type === 'system') return html`<span class="muted">Lectern</span>`;
-  return html`<code>${e.actor.id}</code>${e.actor.clientId ? html` <span class="muted">via ${e.actor.clientId}</span>` : ''}`;
-}
-
-/** Audit trail: the school's events, newest first, with filters and an "older" link. */
-export function auditPage(
-  area: Area,
-  events: readonly AuditEvent[],
-  filter: AuditFilterValues,
-  olderHref: string | null,
-  error?: string,
-): Html {
-  return html`${areaNav(area, 'audit')}
-<h1>${area.school.name} · Audit trail</h1>
-<p>Who changed what at your school, newest first. Events are kept for a limited time (EVENT_RETENTION_DAYS).</p>
-${error ? notice('error', error) : ''}
-<form method="get" action="${areaPath(area.school.id, '/audit')}">
-<label for="type">Event type</label>
-<select id="type" name="type"><option value="">Every type</option>${EVENT_TYPES.map(
-    (t) => html`<option value="${t}"${t === filter.type ? html` selected` : ''}>${t}</option>`,
-  )}</select>
-<label for="actor">Actor (user or client id)</label>
-<input id="actor" name="actor" value="${filter.actor}" maxlength="200">
-<label for="from">From (UTC date)</label>
-<input id="from" name="from" type="date" value="${filter.from}">
-<label for="to">Until (UTC date, exclusive)</label>
-<input id="to" name="to" type="date" value="${filter.to}">
-<div class="actions start"><button class="secondary" type="submit">Filter</button></div>
-</form>
-${
-  events.length === 0
-    ? html`<p class="muted" id="no-events">No events match.</p>`
-    : html`<table id="audit-events"><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Actor</th><th scope="col">Data</th><th scope="col">Request</th></tr></thead><tbody>
-${events.map(
-  (e) =>
-    html`<tr><td>${when(e.occurredAt)}</td><td><code>${e.type}</code></td><td>${actorLabel(e)}</td><td><code class="secret">${JSON.stringify(e.data)}</code></td><td><code>${e.requestId ?? ''}</code></td></tr>`,
-)}</tbody></table>`
-}
-${olderHref ? html`<p><a href="${olderHref}" rel="next">Older events</a></p>` : ''}`;
-}
 
 export interface EndpointFormValues {
   url: string;

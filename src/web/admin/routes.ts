@@ -33,7 +33,7 @@ import {
   secretGonePage,
   secretPage,
 } from './app-views.ts';
-import { type Area, areaPath, forbidden, operatedSchools, operatorPage } from './area.ts';
+import { type Area, areaPath, forbidden, operatedSchools, operatorPage, staffPage } from './area.ts';
 import { connectedPage, revokeConnectionPage, schoolPickerPage, settingsPage } from './views.ts';
 
 type Handler = (c: Context<AppEnv>, area: Area) => Promise<Response>;
@@ -89,7 +89,9 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
 
   app.get(
     '/admin/:school',
-    operator(async (c, area) => {
+    staffPage(ctx, async (c, area) => {
+      // A lecturer's console is the courses they teach.
+      if (area.teaching) return c.redirect(areaPath(area.school.id, '/courses'), 302);
       const count = (await listMemberApps(ctx.db, area.school.id)).length;
       return sendAreaPage(c, 200, `${area.school.name} · Settings`, settingsPage(area, done(c), count));
     }),

@@ -1,0 +1,523 @@
+/**
+ * What the console's forms need to know of a catalogue schema (zod v4): each field's kind of
+ * control, its bounds and whether it may be left out, read once from the schema so a form never
+ * repeats a rule the schema states. Also the words a person reads: labels, hints, enum words.
+ */
+import { z } from 'zod';
+import { HttpUrl, MAX_AMOUNT, ruleWording } from '../../../domain/kernel/fields.ts';
+
+/** The school's conventions every field is shown and read in. */
+export interface FieldContext {
+  readonly currency: string;
+  readonly locale: string;
+  readonly timeZone: string;
+}
+
+/** One variant of an object (a plain object has one; a discriminated union one per option). */
+export interface ObjectVariant {
+  /** The discriminator's value for this variant (undefined for a plain object). */
+  readonly tag?: string;
+  readonly shape: Readonly<Record<string, z.ZodType>>;
+}
+
+/** The control a field gets and what reading it back needs. */
+export type FieldKind =
+  | {
+      readonly k: 'text';
+      readonly input: 'text' | 'email' | 'url';
+      readonly long: boolean;
+      readonly min?: number;
+      readonly max?: number;
+      readonly acceptsEmpty: boolean;
+    }
+  | { readonly k: 'money' }
+  | {
+      readonly k: 'number';
+      readonly int: boolean;
+      readonly min?: number;
+      readonly max?: number;
+      readonly percent: boolean;
+    }
+  | { readonly k: 'boolean' }
+  | { readonly k: 'enum'; readonly options: readonly string[] }
+  | { readonly k: 'datetime' }
+  | { readonly k: 'date' }
+  | { readonly k: 'literal'; readonly value: string | number | boolean }
+  | { readonly k: 'list'; readonly item: FieldKind; readonly max?: number }
+  | { readonly k: 'object'; readonly variants: readonly ObjectVariant[]; readonly discriminator?: string }
+  | { readonly k: 'other' };
+
+/** A field as a form sees it: its rule without wrappers, and what the wrappers said. */
+export interface FieldInfo {
+  readonly key: string;
+  /** The rule inside optional/nullable/default wrappers and pipes (input side). */
+  readonly inner: z.ZodType;
+  /** May be left out of the body (optional, or has a default). */
+  readonly optional: boolean;
+  readonly nullable: boolean;
+  readonly kind: FieldKind;
+  readonly description?: string;
+  /** The value the schema puts in when the field is left out. */
+  readonly defaultValue?: unknown;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: zod's internals are reached through `_zod.def`
+type AnyDef = any;
+
+const defOf = (s: z.ZodType): AnyDef => s._zod.def;
+
+/** The field's rule without wrappers (and the input side of a pipe), with what they said. */
+function unwrap(schema: z.ZodType) {
+  let s = schema;
+  let optional = false;
+  let nullable = false;
+  let description = schema.description;
+  let email = false;
+  let defaultValue: unknown;
+  const seen: z.ZodType[] = [s];
+  for (let guard = 0; guard < 20; guard++) {
+    const def = defOf(s);
+    let next: z.ZodType | undefined;
+    if (def.type === 'optional' || def.type === 'default' || def.type === 'prefault') {
+      optional = true;
+      if (def.type !== 'optional' && defaultValue === undefined) defaultValue = def.defaultValue;
+      next = def.innerType;
+    } else if (def.type === 'nullable') {
+      nullable = true;
+      next = def.innerType;
+    } else if (def.type === 'readonly' || def.type === 'catch' || def.type === 'nonoptional') {
+      next = def.innerType;
+    } else if (def.type === 'pipe') {
+      const out = defOf(def.out);
+      if (out.type === 'string' && (def.out as { format?: string }).format === 'email') email = true;
+      next = defOf(def.in).type === 'transform' ? def.out : def.in;
+    } else if (def.type === 'lazy') {
+      next = def.getter();
+    }
+    if (!next) break;
+    s = next;
+    seen.push(s);
+    description ??= s.description;
+  }
+  return { inner: s, optional, nullable, description, email, seen, defaultValue };
+}
+
+const LONG_TEXT = new Set(['description', 'body', 'bio', 'content', 'text', 'markdown']);
+
+/** Keys whose values are money of the school's (or the body's) currency. */
+function isMoneyKey(key: string): boolean {
+  return /(^|_)amount(_|$)/.test(key);
+}
+
+function kindOf(key: string, schema: z.ZodType): FieldKind {
+  const { inner, email, seen } = unwrap(schema);
+  const def = defOf(inner);
+  switch (def.type) {
+    case 'string': {
+      const s = inner as z.ZodString;
+      const format = (s as { format?: string | null }).format ?? undefined;
+      if (format === 'datetime') return { k: 'datetime' };
+      if (format === 'date') return { k: 'date' };
+      const isUrl =
+        format === 'url' || seen.some((x) => defOf(x) === defOf(HttpUrl)) || /(^|_)url$/.test(key);
+      const min = s.minLength ?? undefined;
+      const max = s.maxLength ?? undefined;
+      const input = email || format === 'email' ? 'email' : isUrl ? 'url' : 'text';
+      // An empty text is a value only where the rule takes one (a description, not a code).
+      const acceptsEmpty = input === 'text' && inner.safeParse('').success;
+      const long = input === 'text' && (LONG_TEXT.has(key) || (max ?? 0) >= 1000);
+      return { k: 'text', input, long, min, max, acceptsEmpty };
+    }
+    case 'number': {
+      const n = inner as z.ZodNumber;
+      const max = n.maxValue ?? undefined;
+      if (max === MAX_AMOUNT || isMoneyKey(key)) return { k: 'money' };
+      // A safe integer's own bounds say nothing a person needs.
+      const finite = (v: number | null) =>
+        v === null || Math.abs(v) >= Number.MAX_SAFE_INTEGER ? undefined : v;
+      return {
+        k: 'number',
+        int: n.isInt === true,
+        min: finite(n.minValue),
+        max: finite(n.maxValue),
+        percent: /(^|_)percent(_|$)/.test(key),
+      };
+    }
+    case 'boolean':
+      return { k: 'boolean' };
+    case 'enum':
+      return { k: 'enum', options: Object.values(def.entries as Record<string, string>).map(String) };
+    case 'literal': {
+      const values = def.values as unknown[];
+      if (values.length === 1) return { k: 'literal', value: values[0] as string };
+      return { k: 'enum', options: values.map(String) };
+    }
+    case 'array': {
+      const max = (inner._zod.bag as { maximum?: number }).maximum;
+      return { k: 'list', item: kindOf(key, def.element), max };
+    }
+    case 'object':
+      return { k: 'object', variants: [{ shape: (inner as z.ZodObject).shape }] };
+    case 'union': {
+      const options = def.options as z.ZodType[];
+      const unwrapped = options.map((o) => unwrap(o).inner);
+      if (unwrapped.every((o) => defOf(o).type === 'literal'))
+        return { k: 'enum', options: unwrapped.flatMap((o) => (defOf(o).values as unknown[]).map(String)) };
+      if (unwrapped.every((o) => defOf(o).type === 'object')) {
+        const discriminator: string | undefined = def.discriminator;
+        const variants = unwrapped.map((o) => {
+          const shape = (o as z.ZodObject).shape as Record<string, z.ZodType>;
+          const tagRule = discriminator ? shape[discriminator] : undefined;
+          const tag = tagRule ? String((defOf(unwrap(tagRule).inner).values ?? [])[0]) : undefined;
+          return { tag, shape };
+        });
+        return { k: 'object', variants, discriminator };
+      }
+      return { k: 'other' };
+    }
+    default:
+      return { k: 'other' };
+  }
+}
+
+/** Everything a form needs to know of one field. */
+export function fieldInfo(key: string, schema: z.ZodType): FieldInfo {
+  const u = unwrap(schema);
+  return {
+    key,
+    inner: u.inner,
+    optional: u.optional,
+    nullable: u.nullable,
+    kind: kindOf(key, schema),
+    description: u.description,
+    defaultValue: u.defaultValue,
+  };
+}
+
+/** The fields of an object schema (through wrappers); empty for anything else. */
+export function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType> {
+  if (!schema) return {};
+  const { inner } = unwrap(schema);
+  return inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : {};
+}
+
+/**
+ * The schema of the field at a form name inside an object schema (`blocks.2.text`: through
+ * lists and into whichever variant has the field); undefined when the schema has no such field.
+ */
+export function schemaAt(schema: z.ZodType, name: string): z.ZodType | undefined {
+  let s: z.ZodType | undefined = schema;
+  for (const part of name.split('.')) {
+    if (!s) return undefined;
+    const inner = unwrap(s).inner;
+    const def = defOf(inner);
+    if (/^\d+$/.test(part) && def.type === 'array') s = def.element;
+    else if (def.type === 'object') s = Object.hasOwn(def.shape, part) ? def.shape[part] : undefined;
+    else if (def.type === 'union')
+      s = (def.options as z.ZodType[])
+        .map((o) => defOf(unwrap(o).inner))
+        .find((d) => d.type === 'object' && Object.hasOwn(d.shape, part))?.shape[part];
+    else return undefined;
+  }
+  return s;
+}
+
+/**
+ * Fields the API keeps only so older clients are not refused ("Accepted for compatibility and
+ * ignored"): a form that showed them would ask for something that does nothing.
+ */
+export function isIgnoredField(info: FieldInfo): boolean {
+  return /\bignored\b/i.test(info.description ?? '');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Words
+
+const LABELS: Record<string, string> = {
+  at_period_end: 'Cancel at the end of the period',
+  kind: 'Discount type',
+  percent_off: 'Percent off',
+  amount_off: 'Amount off',
+  max_redemptions: 'Maximum redemptions',
+  duration_seconds: 'Duration (seconds)',
+  timezone: 'Time zone',
+  locale: 'Language and region',
+  alt: 'Alternative text',
+  markdown: 'Text (Markdown)',
+  level: 'Heading level',
+  author_user_id: 'Author',
+  image_file_id: 'Image',
+  logo_file_id: 'Logo',
+  applies_to: 'Applies to',
+  event_types: 'Event types',
+  contact_email: 'Contact email',
+  online_url: 'Online meeting URL',
+  current_period_end: 'Current period ends',
+  trial_ends_at: 'Trial ends',
+  published: 'Published',
+  active: 'Active',
+  enabled: 'Enabled',
+};
+
+const WORDS: Record<string, string> = { url: 'URL', urls: 'URLs', id: 'ID', ids: 'IDs', mcp: 'MCP' };
+
+/** snake_case words as a sentence-case phrase ("image_url" → "Image URL"). */
+function words(key: string): string {
+  const parts = key.split(/[_\s]+/).filter(Boolean);
+  const phrase = parts.map((p) => WORDS[p] ?? p).join(' ');
+  return phrase.charAt(0).toUpperCase() + phrase.slice(1);
+}
+
+/** A field's label: its name in words, a reference named by the thing it refers to. */
+export function labelOf(key: string): string {
+  if (Object.hasOwn(LABELS, key)) return LABELS[key];
+  let k = key;
+  if (k.startsWith('is_')) k = k.slice(3);
+  if (k.endsWith('_ids')) k = `${k.slice(0, -4)}s`;
+  else if (k.endsWith('_id')) k = k.slice(0, -3);
+  else if (k.endsWith('_at') && k.length > 3) k = k.slice(0, -3);
+  else if (k.endsWith('_amount')) k = k.slice(0, -7);
+  if (k.endsWith('_user') && k !== 'user') k = k.slice(0, -5);
+  if (k.endsWith('_file') && k !== 'file') k = k.slice(0, -5);
+  return words(k || key);
+}
+
+const ENUM_WORDS: Record<string, string> = {
+  fixed: 'Fixed amount',
+  percent: 'Percentage',
+  'system-ui': 'System font',
+  'sans-serif': 'Sans-serif',
+  mcp_connections: 'MCP connections',
+  past_due: 'Past due',
+};
+
+/** An enum value as a word ("past_due" → "Past due"; names such as "Open Sans" stay as they are). */
+export function enumWord(value: string): string {
+  if (Object.hasOwn(ENUM_WORDS, value)) return ENUM_WORDS[value];
+  if (/[A-Z]/.test(value)) return value;
+  return words(value.replace(/-/g, ' '));
+}
+
+/** The singular of a list's label, for one of its items ("Blocks" → "Block"). */
+export function itemLabel(key: string): string {
+  if (key === 'applies_to') return 'Product';
+  if (key === 'blocks') return 'Block';
+  if (key === 'questions') return 'Question';
+  const label = labelOf(key);
+  return label.endsWith('s') ? label.slice(0, -1) : label;
+}
+
+/** The hint shown under a field: the schema's description, or its rule's wording, for a person. */
+export function hintOf(key: string, schema: z.ZodType): string | undefined {
+  const info = fieldInfo(key, schema);
+  let text = info.description;
+  if (!text) {
+    // A named rule (a slug, a colour) says what it takes; an email, URL or currency needs no hint.
+    const k = info.kind;
+    if (k.k === 'text' && k.input === 'text' && key !== 'currency') {
+      const wording = ruleWording.get(defOf(info.inner));
+      if (wording?.startsWith('must be ')) text = wording.slice('must be '.length);
+    }
+  }
+  if (!text) return undefined;
+  if (info.kind.k === 'money')
+    // The control shows the amount in the currency's units: how the API counts it is not said.
+    text = text
+      .replace(/,?\s*(in|as) (integer )?minor units( \([^)]*\))?( of (the )?`?[a-z_]+`?)?/gi, '')
+      .split(/(?<=\.)\s+/)
+      .filter((s) => !/minor units|cents/i.test(s))
+      .join(' ');
+  text = text
+    .replace(/`([a-z]+(?:_[a-z]+)+)`/g, (_, w: string) => labelOf(w).toLowerCase())
+    .replace(/`([a-z]+)` coupons/g, (_, w: string) => `${enumWord(w).toLowerCase()} coupons`)
+    .replace(/`/g, '')
+    .replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (w) => labelOf(w).toLowerCase())
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!text) return undefined;
+  text = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Money
+
+/** How many decimals `currency` has (2 for EUR, 0 for JPY). */
+function currencyDigits(currency: string, locale: string): number {
+  try {
+    return (
+      new Intl.NumberFormat(locale, { style: 'currency', currency }).resolvedOptions()
+        .maximumFractionDigits ?? 2
+    );
+  } catch {
+    return 2;
+  }
+}
+
+/** The currency's symbol and whether it goes before the amount in `locale`. */
+export function currencyAffix(currency: string, locale: string): { symbol: string; before: boolean } {
+  try {
+    const parts = new Intl.NumberFormat(locale, { style: 'currency', currency }).formatToParts(1);
+    const at = parts.findIndex((p) => p.type === 'currency');
+    const first = parts.findIndex((p) => p.type === 'integer');
+    return { symbol: parts[at]?.value ?? currency, before: at < first };
+  } catch {
+    return { symbol: currency, before: false };
+  }
+}
+
+function separators(locale: string): { decimal: string; group: string } {
+  try {
+    const parts = new Intl.NumberFormat(locale).formatToParts(12345.6);
+    return {
+      decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.',
+      group: parts.find((p) => p.type === 'group')?.value ?? ',',
+    };
+  } catch {
+    return { decimal: '.', group: ',' };
+  }
+}
+
+/** Minor units as the text of an amount input ("49.00", or "49,00" where the comma is decimal). */
+export function moneyInputValue(minor: number, currency: string, locale: string): string {
+  const digits = currencyDigits(currency, locale);
+  const negative = minor < 0;
+  const abs = Math.abs(Math.trunc(minor));
+  const whole = Math.trunc(abs / 10 ** digits);
+  const frac = String(abs % 10 ** digits).padStart(digits, '0');
+  const text = digits > 0 ? `${whole}${separators(locale).decimal}${frac}` : String(whole);
+  return negative ? `-${text}` : text;
+}
+
+/**
+ * An amount as a person types it ("49", "49.00", "1,234.50", "49,5") in minor units of
+ * `currency`, exactly (no floating point); a message when it is not an amount.
+ */
+export function parseMoney(
+  text: string,
+  currency: string,
+  locale: string,
+): { ok: true; value: number } | { ok: false; message: string } {
+  const digits = currencyDigits(currency, locale);
+  const { symbol } = currencyAffix(currency, locale);
+  let s = text.replace(/[\s\u00a0\u202f'\u2019]/g, '');
+  if (symbol) s = s.split(symbol).join('');
+  s = s.replace(new RegExp(`^${currency}|${currency}$`, 'i'), '');
+  if (!/^\d[\d.,]*$/.test(s) || s.length > 40) return { ok: false, message: 'must be an amount, like 49.00' };
+  const { group } = separators(locale);
+  const dots = s.split('.').length - 1;
+  const commas = s.split(',').length - 1;
+  let decimalSep: string | undefined;
+  if (dots > 0 && commas > 0) decimalSep = s.lastIndexOf('.') > s.lastIndexOf(',') ? '.' : ',';
+  else if (dots + commas === 1) {
+    const sep = dots ? '.' : ',';
+    const after = s.length - s.indexOf(sep) - 1;
+    // "1,000" in English is a thousand; "49,00" is forty-nine.
+    decimalSep = sep === group && after === 3 && digits !== 3 ? undefined : sep;
+  }
+  // Several of one separator ("1,234,567") are groups of thousands: decimalSep stays undefined.
+  let whole = s;
+  let frac = '';
+  if (decimalSep) {
+    const at = s.lastIndexOf(decimalSep);
+    whole = s.slice(0, at);
+    frac = s.slice(at + 1);
+  }
+  whole = whole.replace(/[.,]/g, '');
+  if (!/^\d*$/.test(frac) || whole === '') return { ok: false, message: 'must be an amount, like 49.00' };
+  frac = frac.replace(/0+$/, '');
+  if (frac.length > digits)
+    return {
+      ok: false,
+      message:
+        digits === 0
+          ? `must be a whole amount (${currency} has no decimals)`
+          : `can have at most ${digits} decimals`,
+    };
+  const minor = BigInt(whole) * 10n ** BigInt(digits) + BigInt(frac.padEnd(digits, '0') || '0');
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, message: 'is too large' };
+  return { ok: true, value: Number(minor) };
+}
+
+/** Minor units as a person reads them: "€49.00", "¥4,900". */
+export function formatMoney(minor: number, currency: string, locale: string): string {
+  const digits = currencyDigits(currency, locale);
+  try {
+    return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(minor / 10 ** digits);
+  } catch {
+    return `${moneyInputValue(minor, currency, 'en')} ${currency}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time zones
+
+/** The offset of `timeZone` from UTC at the instant `ms`, in milliseconds. */
+function zoneOffset(ms: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(ms));
+  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
+  return wall - Math.floor(ms / 1000) * 1000;
+}
+
+/** An ISO instant as the value of a datetime-local input in `timeZone` ("2026-03-29T03:30"). */
+export function toLocalInput(iso: string, timeZone: string): string | undefined {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return undefined;
+  const local = new Date(ms + zoneOffset(ms, timeZone)).toISOString();
+  return local.slice(0, local.endsWith(':00.000Z') ? 16 : 19);
+}
+
+/**
+ * A datetime-local value read as wall-clock time in `timeZone`, as an ISO UTC instant. A time
+ * that happens twice (clocks going back) is the earlier; a time skipped when clocks go forward is
+ * read with the offset before the change (02:30 becomes 03:30), as calendars do.
+ */
+export function fromLocalInput(value: string, timeZone: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0));
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return undefined;
+  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
+  const check = new Date(wall);
+  if (check.getUTCDate() !== d || check.getUTCMonth() !== mo - 1) return undefined;
+  const DAY = 86_400_000;
+  const before = zoneOffset(wall - DAY, timeZone);
+  const after = zoneOffset(wall + DAY, timeZone);
+  const fits = [wall - before, wall - after].filter((t) => t + zoneOffset(t, timeZone) === wall);
+  const instant = fits.length > 0 ? Math.min(...fits) : wall - before;
+  return new Date(instant).toISOString();
+}
+
+/** An ISO instant as a person reads it in the school's zone: "29 Mar 2026, 03:30". */
+export function formatInstant(iso: string, fc: FieldContext): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  try {
+    return new Intl.DateTimeFormat(fc.locale, {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+      timeZone: fc.timeZone,
+    }).format(ms);
+  } catch {
+    return new Date(ms).toISOString();
+  }
+}
+
+/** Time zones and currencies this runtime knows, for the school settings' choices. */
+export function supported(kind: 'timeZone' | 'currency'): readonly string[] {
+  try {
+    return Intl.supportedValuesOf(kind);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,117 @@
+/** Files: the school's stored files and the upload form. */
+import { html } from 'hono/html';
+import type { Html } from '../layout.ts';
+import { csrfField, notice } from '../shared/page-kit.ts';
+import { timeOf } from '../shared/school-format.ts';
+import { type Area, areaNav, areaPath } from './area.ts';
+
+/** A file as the storage operations return it. */
+export interface ApiFile {
+  readonly id: string;
+  readonly filename: string;
+  readonly content_type: string;
+  readonly size_bytes: number;
+  readonly created_at: string;
+}
+
+/** The stored media types in words (the storage allowlist's types; others read "File"). */
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  'image/png': 'PNG image',
+  'image/jpeg': 'JPEG image',
+  'image/gif': 'GIF image',
+  'image/webp': 'WebP image',
+  'application/pdf': 'PDF document',
+  'application/zip': 'ZIP archive',
+  'application/epub+zip': 'EPUB book',
+  'video/mp4': 'MP4 video',
+  'audio/mp4': 'MP4 audio',
+  'video/webm': 'WebM video',
+  'audio/mpeg': 'MP3 audio',
+  'text/plain': 'Text',
+  'text/csv': 'CSV table',
+  'text/markdown': 'Markdown text',
+};
+
+/** What the upload form says is accepted. */
+export const ACCEPTED_WORDS =
+  'images (PNG, JPEG, GIF, WebP), PDF, ZIP, EPUB, MP4 and WebM video, MP3 and MP4 audio, plain text, CSV and Markdown';
+
+export const fileTypeWords = (contentType: string): string => TYPE_WORDS[contentType] ?? 'File';
+
+/** "1.2 MB", "18 kB", "512 byte" in the school's locale (decimal units). */
+export function sizeWords(bytes: number, locale: string): string {
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return new Intl.NumberFormat(locale, {
+    style: 'unit',
+    unit: units[unit],
+    unitDisplay: unit === 0 ? 'long' : 'short',
+    maximumFractionDigits: unit === 0 ? 0 : 1,
+  }).format(value);
+}
+
+/** Messages shown after a redirect, chosen by a fixed code. */
+const DONE: Record<string, string> = { uploaded: 'The file was uploaded.' };
+
+export const filesPath = (area: Area) => areaPath(area.school.id, '/files');
+
+/** What the files page shows besides the list. */
+export interface FilesState {
+  readonly done?: string;
+  /** Why the last upload was refused, in words. */
+  readonly error?: string;
+  readonly limitBytes: number;
+  /** More files than the page lists. */
+  readonly more: boolean;
+}
+
+function fileRow(area: Area, f: ApiFile): Html {
+  return html`<tr>
+<td>${f.filename}</td>
+<td>${fileTypeWords(f.content_type)}</td>
+<td>${sizeWords(f.size_bytes, area.school.locale)}</td>
+<td>${timeOf(area.school, f.created_at)}</td>
+</tr>`;
+}
+
+/** The files page: the upload form, then the school's files, newest first. */
+export function filesPage(area: Area, files: readonly ApiFile[], state: FilesState): Html {
+  const done = state.done && Object.hasOwn(DONE, state.done) ? notice('success', DONE[state.done]) : '';
+  const limit = sizeWords(state.limitBytes, area.school.locale);
+  return html`${areaNav(area, 'files')}
+<h1>Files</h1>
+<p>Files for lectures and downloads at ${area.school.name}.</p>
+${done}
+<h2 id="upload">Upload a file</h2>
+<form method="post" action="${filesPath(area)}" enctype="multipart/form-data" novalidate>
+${csrfField(area.viewer)}
+<label for="file">File</label>
+<input id="file" name="file" type="file" required aria-describedby="file-hint${state.error ? ' file-error' : ''}"${state.error ? html` aria-invalid="true"` : ''}>
+<p class="hint" id="file-hint">Accepted: ${ACCEPTED_WORDS}; up to ${limit}.</p>
+${state.error ? html`<p class="field-error" id="file-error" role="alert">${state.error}</p>` : ''}
+<div class="actions start"><button class="primary" type="submit">Upload file</button></div>
+</form>
+<h2 id="files">The school’s files</h2>
+${
+  files.length === 0
+    ? html`<p class="muted">No files yet.</p>`
+    : html`<div class="table-wrap" role="region" aria-label="Files" tabindex="0"><table>
+<thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Size</th><th scope="col">Uploaded</th></tr></thead>
+<tbody>${files.map((f) => fileRow(area, f))}</tbody>
+</table></div>${state.more ? html`<p class="muted">Only the newest ${files.length} files are listed.</p>` : ''}`
+}`;
+}
+
+/** The page for an upload larger than the server accepts, with what to do instead. */
+export function tooLargeBody(limitBytes: number, locale: string, back: string): Html {
+  return html`<h1>File too large</h1>
+${notice('error', `This file is larger than this server accepts (${sizeWords(limitBytes, locale)}).`)}
+<p>Make the file smaller (a shorter or lower-resolution video, a compressed PDF) and upload it again,
+or ask the people who run this Lectern server to raise its upload limit.</p>
+<p><a href="${back}">Back to the files</a></p>`;
+}

@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import type { Browser } from '../support/oauth-flow.ts';
+import { createWorld, type World } from '../support/world.ts';
+import { assertPageHeaders, csrfOf, locationOf, signedIn } from './pages-support.ts';
+
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
+
+interface StoredFile {
+  id: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  created_at: string;
+}
+
+describe('/admin/<school>/files: the school’s files and the upload form', () => {
+  let t: TestApp;
+  let world: World;
+  let demo: string;
+  let owner: Browser;
+  let token: string;
+  let files: string;
+
+  before(async () => {
+    t = await createTestApp();
+    world = await createWorld(t);
+    demo = world.demo.schoolId;
+    // A school away from UTC, so the page's times are visibly the school's.
+    await t.runtime.db
+      .updateTable('schools')
+      .set({ timezone: 'America/New_York' })
+      .where('id', '=', demo)
+      .execute();
+    owner = await signedIn(t, 'owner@example.com');
+    token = await world.demo.token();
+    files = `/admin/${demo}/files`;
+  });
+  after(() => t.close());
+
+  async function stored(): Promise<StoredFile[]> {
+    const res = await t.request('/api/v1/storage/files', { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 200);
+    return ((await res.json()) as { data: StoredFile[] }).data;
+  }
+
+  async function upload(file: File | undefined, csrf?: string): Promise<Response> {
+    const form = new FormData();
+    form.set('csrf_token', csrf ?? (await csrfOf(owner, files)));
+    form.set('file', file ?? new File([], ''));
+    return owner.request(files, { method: 'POST', body: form });
+  }
+
+  it('lists no files at first, with the upload form (multipart, CSRF field, accepted types in words)', async () => {
+    const res = await owner.request(files);
+    assert.equal(res.status, 200);
+    assertPageHeaders(res);
+    const page = await res.text();
+    assert.match(page, /<h1>Files<\/h1>/);
+    assert.match(page, /<p class="muted">No files yet\.<\/p>/);
+    assert.match(
+      page,
+      /<form method="post" action="\/admin\/[^"]+\/files" enctype="multipart\/form-data" novalidate>\n<input type="hidden" name="csrf_token" value="[^"]+">/,
+    );
+    assert.match(page, /<input id="file" name="file" type="file" required aria-describedby="file-hint">/);
+    assert.match(
+      page,
+      /Accepted: images \(PNG, JPEG, GIF, WebP\), PDF, ZIP, EPUB, MP4 and WebM video, MP3 and MP4 audio, plain text, CSV and Markdown; up to 26.2 MB\./,
+    );
+    assert.match(page, /<a href="\/admin\/[^"]+\/files" aria-current="page">Files<\/a>/);
+  });
+
+  it('uploads a PNG through the storage operation and lists it by name, type, size and time in the school’s zone', async () => {
+    const res = await upload(new File([PNG], 'logo.png', { type: 'image/png' }));
+    assert.equal(res.status, 303);
+    assert.equal(locationOf(res), `${files}?done=uploaded`);
+    const [file] = await stored();
+    assert.deepEqual([file.filename, file.content_type, file.size_bytes], ['logo.png', 'image/png', 16]);
+    const page = await (await owner.request(locationOf(res))).text();
+    assert.match(page, /<div class="notice success" role="status"><p>The file was uploaded\.<\/p><\/div>/);
+    const when = new Intl.DateTimeFormat('en', {
+      timeZone: 'America/New_York',
+      dateStyle: 'medium',
+      timeStyle: 'short',
+    }).format(new Date(file.created_at));
+    assert.ok(
+      page.includes(
+        `<tr>\n<td>logo.png</td>\n<td>PNG image</td>\n<td>16 bytes</td>\n<td><time datetime="${file.created_at}">${when}</time></td>\n</tr>`,
+      ),
+      'the row in words',
+    );
+    assert.match(page, /<div class="table-wrap" role="region" aria-label="Files" tabindex="0"><table>/);
+    assert.doesNotMatch(page, />[^<]*fil_[0-9a-z]{26}/, 'no raw ids as text');
+  });
+
+  it('sizes read as people say them', async () => {
+    const { sizeWords } = await import('../../src/web/admin/files-views.ts');
+    assert.deepEqual(
+      [
+        sizeWords(1, 'en'),
+        sizeWords(512, 'en'),
+        sizeWords(18_213, 'en'),
+        sizeWords(1_234_567, 'en'),
+        sizeWords(1_234_567, 'de'),
+      ],
+      ['1 byte', '512 bytes', '18.2 kB', '1.2 MB', '1,2 MB'],
+    );
+  });
+
+  it('a refused type is the page again with the reason in words (415), nothing stored', async () => {
+    const before = await stored();
+    const res = await upload(new File(['<script>alert(1)</script>'], 'page.html', { type: 'text/html' }));
+    assert.equal(res.status, 415);
+    assertPageHeaders(res);
+    const page = await res.text();
+    assert.match(
+      page,
+      /<p class="field-error" id="file-error" role="alert">This kind of file cannot be stored\. Accepted: images \(PNG, JPEG, GIF, WebP\), PDF/,
+    );
+    assert.match(page, /aria-describedby="file-hint file-error" aria-invalid="true"/);
+    assert.deepEqual(await stored(), before);
+  });
+
+  it('content that is not what it claims is refused in words', async () => {
+    const res = await upload(new File(['just text'], 'fake.png', { type: 'image/png' }));
+    assert.equal(res.status, 415);
+    assert.match(await res.text(), /The file’s content does not match its type/);
+  });
+
+  it('no file chosen is the page again (422)', async () => {
+    const res = await upload(undefined);
+    assert.equal(res.status, 422);
+    assert.match(
+      await res.text(),
+      /<p class="field-error" id="file-error" role="alert">Choose a file to upload\.<\/p>/,
+    );
+  });
+
+  it('an upload without the CSRF token is refused with 403 and stores nothing', async () => {
+    const before = await stored();
+    const res = await upload(new File([PNG], 'forged.png', { type: 'image/png' }), 'wrong');
+    assert.equal(res.status, 403);
+    assert.match(await res.text(), /This form has expired or did not come from this site/);
+    const plain = await owner.postForm(files, { csrf_token: await csrfOf(owner, files) });
+    assert.equal(plain.status, 415, 'the upload form is multipart only');
+    assert.deepEqual(await stored(), before);
+  });
+
+  it('a body over the server’s limit gets a page saying what to do (413), not a problem document', async () => {
+    // The files page takes uploads: the upload limit applies there, as at the storage API.
+    const limit = t.config.uploadLimitBytes;
+    const form = new FormData();
+    form.set('csrf_token', await csrfOf(owner, files));
+    form.set('file', new File([new Uint8Array(limit + 1)], 'huge.mp4', { type: 'video/mp4' }));
+    const body = new Uint8Array(await new Response(form).arrayBuffer());
+    const type = new Response(form).headers.get('content-type') ?? '';
+    const res = await owner.request(files, {
+      method: 'POST',
+      headers: { 'content-type': type, 'content-length': String(body.length), accept: 'text/html' },
+      body,
+    });
+    assert.equal(res.status, 413);
+    assertPageHeaders(res);
+    const page = await res.text();
+    assert.match(page, /<h1>File too large<\/h1>/);
+    assert.match(page, /larger than this server accepts \(26.2 MB\)/);
+    assert.match(page, /ask the people who run this Lectern server to raise its upload limit/);
+    assert.match(page, new RegExp(`<a href="${files}">Back to the files</a>`));
+    // API clients keep their problem document.
+    const small = t.config.bodyLimitBytes;
+    const api = await t.request('/api/v1/courses', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(small + 1) },
+      body: 'x'.repeat(small + 1),
+    });
+    assert.equal(api.status, 413);
+    assert.match(api.headers.get('content-type') ?? '', /application\/problem\+json/);
+  });
+
+  it('another school’s operator pages stay closed: a student gets 403', async () => {
+    const student = await signedIn(t, 'student@example.com');
+    assert.equal((await student.request(files)).status, 403);
+    assert.equal((await owner.request(`/admin/${world.other.schoolId}/files`)).status, 403);
+  });
+});
