@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
+import { listPublicSchools, type PublicSchoolEntry } from '../domain/catalog/public-catalogue.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { prefersHtml } from '../http/negotiation.ts';
 import { sendPage } from './layout.ts';
@@ -16,11 +17,23 @@ const LINKS = [
   },
 ] as const;
 
-function landingBody(issuer: string) {
+/** How many schools the front page lists (those with a public catalogue, by name). */
+const SCHOOLS_SHOWN = 100;
+
+function schoolList(schools: readonly PublicSchoolEntry[]) {
+  if (schools.length === 0) return html`<p>No school has published a course yet.</p>`;
+  return html`<ul>
+${schools.map((s) => html`<li><a href="/schools/${s.subdomain}/">${s.name}</a></li>`)}
+</ul>`;
+}
+
+function landingBody(issuer: string, schools: readonly PublicSchoolEntry[]) {
   return html`<h1>Lectern</h1>
 <p>This is the Lectern deployment at <strong>${issuer}</strong>: the sign-in service, APIs and agent
 endpoint of an online course platform. It is the OAuth 2.1 / OpenID Connect issuer
 <code>${issuer}</code>.</p>
+<h2>Schools</h2>
+${schoolList(schools)}
 <h2>Where to go</h2>
 <ul>
 ${LINKS.map((l) => html`<li><a href="${l.href}">${l.label}</a>: ${l.purpose}</li>`)}
@@ -70,7 +83,10 @@ export function createLandingApp(ctx: AppContext): Hono<AppEnv> {
   app.get('/', async (c) => {
     // Vary: one URL, two representations; a cache must not hand the page to an API client.
     c.header('Vary', 'Accept');
-    if (wantsPage(c)) return sendPage(c, 200, 'Welcome', landingBody(issuer));
+    if (wantsPage(c)) {
+      const { schools } = await listPublicSchools(ctx.db, undefined, { limit: SCHOOLS_SHOWN });
+      return sendPage(c, 200, 'Welcome', landingBody(issuer, schools));
+    }
     return c.json(landingIndex(issuer), 200, { 'Cache-Control': 'no-store' });
   });
   return app;

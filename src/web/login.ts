@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../crypto/passwords.ts';
 import { listMembershipsOfUser } from '../domain/school/memberships.ts';
-import { mayActFor, standingRoles } from '../domain/school/standing.ts';
+import { may, mayActFor, standingRoles } from '../domain/school/standing.ts';
 import { findUserByEmail, normalizeEmail } from '../domain/school/users.ts';
 import { clientAddress } from '../http/client-address.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
@@ -23,12 +23,19 @@ import { lockoutPage } from './recovery/views.ts';
 
 /**
  * Where a signed-in person lands when no return_to was given (product.md §8): staff (an operator
- * at any school) in the console, which picks the school or shows the picker; others on their
- * account page.
+ * or a lecturer at any school) in the console, which picks the school or shows the picker; a student of exactly
+ * one school (and nothing more anywhere) in that school's learning area; others on their account
+ * page, which links each school's learning area.
  */
 async function landingOf(ctx: AppContext, userId: string): Promise<string> {
   const memberships = await listMembershipsOfUser(ctx.db, userId);
-  return memberships.some((m) => mayActFor('operator', standingRoles(m))) ? '/admin' : '/account';
+  const staff = (roles: readonly string[]) => mayActFor('operator', roles) || may(roles, 'teach');
+  if (memberships.some((m) => staff(standingRoles(m)))) return '/admin';
+  const standing = memberships.filter((m) => standingRoles(m).length > 0);
+  const onlyStudent = standing.every((m) => standingRoles(m).every((r) => r === 'student'));
+  return standing.length === 1 && onlyStudent
+    ? `/schools/${encodeURIComponent(standing[0].subdomain)}/learn`
+    : '/account';
 }
 
 // The limits live with the lock they make (http/login-throttle.ts); tests import them from here.

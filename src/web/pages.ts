@@ -2,19 +2,29 @@ import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountPagesApp } from './account/routes.ts';
 import { createAccountSettingsApp } from './account/settings.ts';
+import { createAnalyticsPagesApp } from './admin/analytics-pages.ts';
+import { createConsolePagesApp } from './admin/console/routes.ts';
+import { createCourseStudentsApp } from './admin/course-students.ts';
+import { createCurriculumPagesApp } from './admin/curriculum-pages.ts';
 import { createAdminEventsPagesApp } from './admin/events-routes.ts';
+import { createFilesPagesApp } from './admin/files-pages.ts';
 import { createAdminLockoutsApp } from './admin/lockouts.ts';
 import { createMemberPagesApp } from './admin/members-pages.ts';
+import { createOrdersPagesApp } from './admin/orders-pages.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
 import { createInvitationPagesApp } from './invitations.ts';
 import { createLandingApp } from './landing.ts';
+import { createLearnPagesApp } from './learn/routes.ts';
 import { createLoginApp } from './login.ts';
 import { createPasswordResetApp } from './recovery/password-reset.ts';
+import { createSchoolSiteApp } from './site/routes.ts';
 
 /**
- * The front page (`/`), sign-in (`/login`, `/logout`), the signed-in pages (`/admin` for operators, `/account` for
- * everyone) and the agent documents (`/auth.md`, `/llms.txt`). Mounted by one line in app.ts.
+ * Every page for people and the documents for agents: the front page (`/`), sign-in (`/login`,
+ * `/logout`), the console (`/admin/…`, operators and lecturers), the account pages (`/account`),
+ * each school's site and learning area (`/schools/<subdomain>/…`), and `/auth.md`, `/llms.txt`.
+ * Mounted by one line in app.ts.
  */
 export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -24,10 +34,18 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAdminLockoutsApp(ctx));
   app.route('/', createMemberPagesApp(ctx));
   app.route('/', createAdminEventsPagesApp(ctx));
+  app.route('/', createCurriculumPagesApp(ctx));
+  app.route('/', createCourseStudentsApp(ctx));
+  app.route('/', createFilesPagesApp(ctx));
+  app.route('/', createConsolePagesApp(ctx));
+  app.route('/', createAnalyticsPagesApp(ctx));
+  app.route('/', createOrdersPagesApp(ctx));
   app.route('/', createAccountPagesApp(ctx));
   app.route('/', createAccountSettingsApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
   app.route('/', createInvitationPagesApp(ctx));
+  app.route('/', createLearnPagesApp(ctx));
+  app.route('/', createSchoolSiteApp(ctx));
   app.route('/', createLandingApp(ctx));
   return app;
 }

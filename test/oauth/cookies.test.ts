@@ -41,7 +41,7 @@ for (const [scheme, baseUrl, prefix, secure] of [
       const browser = new Browser(t);
       const res = await signIn(browser, 'student@example.com');
       assert.equal(res.status, 303);
-      assert.equal(res.headers.get('location'), '/account');
+      assert.equal(res.headers.get('location'), '/schools/demo/learn');
       const cookies = res.headers.getSetCookie();
       assert.equal(cookies.length, 1, cookies.join('\n'));
       assert.match(

@@ -190,11 +190,12 @@ describe('/login and /logout', () => {
       assert.equal(safeReturnTo(evil, B), undefined, evil);
     }
     assert.equal(safeReturnTo('/oauth/authorize?a=1&b=2', B), '/oauth/authorize?a=1&b=2');
+    // Refused, the person lands where they would without one (a student: their learning area).
     const res = await signIn(new Browser(t), 'student@example.com', { returnTo: 'https://evil.example' });
     assert.equal(res.status, 303);
-    assert.equal(res.headers.get('location'), '/account');
+    assert.equal(res.headers.get('location'), '/schools/demo/learn');
     const res2 = await signIn(new Browser(t), 'student@example.com', { returnTo: '//evil.example' });
-    assert.equal(res2.headers.get('location'), '/account');
+    assert.equal(res2.headers.get('location'), '/schools/demo/learn');
   });
 
   it('logout is a CSRF-protected POST that ends the session', async () => {

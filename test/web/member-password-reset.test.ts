@@ -116,7 +116,7 @@ describe('an operator sends a member a password reset link (no SMTP: shown once)
     assert.equal(locationOf(used), '/password-reset/done');
     const signInNew = await signIn(new Browser(t), 'student@example.com', { password: NEW_PASSWORD });
     assert.equal(signInNew.status, 303);
-    assert.equal(locationOf(signInNew), '/account');
+    assert.equal(locationOf(signInNew), '/schools/demo/learn');
     const signInOld = await signIn(new Browser(t), 'student@example.com');
     assert.equal(signInOld.status, 401, 'the old password no longer works');
     assert.equal((await new Browser(t).request(new URL(link!).pathname)).status, 410, 'the link works once');

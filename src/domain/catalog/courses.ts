@@ -32,6 +32,8 @@ export interface Course {
   priceAmount: number;
   currency: string;
   imageUrl: string | null;
+  /** Where the school's own payment provider sells a paid course; null while it is not on sale. */
+  checkoutUrl: string | null;
   publishedAt: string | null;
   lecturers: Array<{ id: string; name: string }>;
   createdAt: string;
@@ -48,6 +50,9 @@ const CourseFields = z.object({
   /** Defaults to the school's currency. */
   currency: Currency,
   imageUrl: HttpUrl.nullable(),
+  checkoutUrl: HttpUrl.nullable().describe(
+    'The page of the school’s own payment provider where this course is bought; the site’s “Buy” button links there.',
+  ),
   lecturerIds: z.array(Id).max(20).describe('Lecturers of this school, in display order.'),
 });
 
@@ -58,6 +63,7 @@ export const CourseCreate = CourseFields.partial({
   priceAmount: true,
   currency: true,
   imageUrl: true,
+  checkoutUrl: true,
   lecturerIds: true,
 });
 export type CourseInput = z.input<typeof CourseCreate>;
@@ -103,6 +109,7 @@ function toCourse(row: CoursesTable, lecturers: Course['lecturers'] = []): Cours
     priceAmount: row.price_amount,
     currency: row.currency,
     imageUrl: row.image_url,
+    checkoutUrl: row.checkout_url,
     publishedAt: row.published_at,
     lecturers,
     createdAt: row.created_at,
@@ -175,6 +182,7 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
       price_amount: priceAmount,
       currency: v.currency ?? school.currency,
       image_url: v.imageUrl ?? null,
+      checkout_url: v.checkoutUrl ?? null,
       published_at: status === 'published' ? now : null,
       created_at: now,
       updated_at: now,
@@ -186,6 +194,12 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
       throw err;
     }
     await writeLecturers(tx, row.id, lecturerIds);
+    await recordEvent(tx, schoolId, 'course.created', {
+      ...courseData(row),
+      title: row.title,
+      price_amount: row.price_amount,
+      currency: row.currency,
+    });
     if (status === 'published') await recordEvent(tx, schoolId, 'course.published', courseData(row));
     return (await getCourse(tx, schoolId, row.id))!;
   });
@@ -314,12 +328,27 @@ export async function updateCourse(
       throw err;
     }
     const course = await getCourse(tx, schoolId, id);
-    if (
-      course.status !== current.status &&
-      (course.status === 'published' || current.status === 'published')
-    ) {
+    const publishing =
+      course.status !== current.status && (course.status === 'published' || current.status === 'published');
+    if (publishing) {
       const type = course.status === 'published' ? 'course.published' : 'course.unpublished';
       await recordEvent(tx, schoolId, type, courseData({ id, slug: course.slug, status: course.status }));
+    }
+    // A status change to or from published has its own event above; anything else is an update.
+    const changed = changedFields(current, course).filter((f) => !(publishing && f === 'status'));
+    if (changed.length > 0) {
+      await recordEvent(tx, schoolId, 'course.updated', {
+        ...courseData(course),
+        title: course.title,
+        price_amount: course.priceAmount,
+        currency: course.currency,
+        changed,
+        previous_slug: current.slug,
+        previous_title: current.title,
+        previous_status: current.status,
+        previous_price_amount: current.priceAmount,
+        previous_currency: current.currency,
+      });
     }
     return course;
   });
@@ -328,6 +357,22 @@ export async function updateCourse(
 /** Deletes a course with its curriculum and enrollments; 404 if it is not the school's. */
 export async function deleteCourse(db: Db | Tx, schoolId: string, id: string): Promise<void> {
   await deleteOwned(db, 'courses', schoolId, id, 'course');
+}
+
+/** The fields that differ between two states of a course, by their API names. */
+function changedFields(before: Course, after: Course): string[] {
+  const fields: Array<[string, unknown, unknown]> = [
+    ['slug', before.slug, after.slug],
+    ['title', before.title, after.title],
+    ['description', before.description, after.description],
+    ['status', before.status, after.status],
+    ['price_amount', before.priceAmount, after.priceAmount],
+    ['currency', before.currency, after.currency],
+    ['image_url', before.imageUrl, after.imageUrl],
+    ['checkout_url', before.checkoutUrl, after.checkoutUrl],
+    ['lecturer_ids', before.lecturers.map((l) => l.id).join(), after.lecturers.map((l) => l.id).join()],
+  ];
+  return fields.filter(([, b, a]) => b !== a).map(([name]) => name);
 }
 
 function courseData(course: { id: string; slug: string; status: string }) {

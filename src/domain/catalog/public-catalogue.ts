@@ -4,16 +4,21 @@ import type { Db, Tx } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
 import { isoNow } from '../../store/time.ts';
 import { listUpcomingPublicEvents } from '../community/events.ts';
-import { likePattern } from '../community/posts.ts';
+import { type Form, getForm } from '../community/forms.ts';
+import { getSitePage, type SitePage } from '../community/pages.ts';
+import { likePattern, listPosts, type Post } from '../community/posts.ts';
 import { type PageParams, paginate } from '../kernel/pagination.ts';
+import { type Appearance, getAppearance } from '../school/appearance.ts';
 import { findSchoolBySubdomain, type School } from '../school/schools.ts';
-import { type Course, findCourseBySlug, searchCatalogue } from './courses.ts';
+import { type Course, findCourse, findCourseBySlug, searchCatalogue } from './courses.ts';
 import { getCurriculum } from './curriculum.ts';
 
 /**
  * What anyone may read about a school without signing in: published courses, their outlines
- * (titles, durations, free previews — never lecture bodies, video or file links) and upcoming
- * public events. The anonymous MCP tools read through here and nowhere else.
+ * (titles, durations, free previews — never lecture bodies, video or file links, except the
+ * content of a free-preview lecture) and upcoming public events, and for the school's site its
+ * theme, published pages and posts and its forms. The anonymous MCP tools and the school's site
+ * (web/site/) read through here and nowhere else.
  */
 
 /** A school as the public sees it. */
@@ -222,4 +227,179 @@ export async function upcomingPublicEvents(
     })),
     nextCursor: found.next_cursor,
   };
+}
+
+/** A school's site as visitors see it: how it formats amounts and dates, its theme, sign-up. */
+export interface PublicSite extends PublicSchool {
+  /** For the reads that follow (never shown). */
+  id: string;
+  locale: string;
+  timezone: string;
+  currency: string;
+  signupOpen: boolean;
+  appearance: Pick<Appearance, 'primaryColor' | 'accentColor' | 'font' | 'logoFileId'>;
+}
+
+/** The site of the school with this subdomain; 404 `not_found` otherwise. */
+export async function publicSite(db: Db | Tx, subdomain: string): Promise<PublicSite> {
+  const school = await publicSchool(db, subdomain);
+  const { primaryColor, accentColor, font, logoFileId } = await getAppearance(db, school.id);
+  return {
+    id: school.id,
+    name: school.name,
+    subdomain: school.subdomain,
+    locale: school.locale,
+    timezone: school.timezone,
+    currency: school.currency,
+    signupOpen: school.signup_open !== 0,
+    appearance: { primaryColor, accentColor, font, logoFileId },
+  };
+}
+
+/** A published course as the site sells it: the public face, its checkout link and its id. */
+export interface PublicOffer extends PublicOutline {
+  /** For enrolment and the learner's own state (never shown). */
+  courseId: string;
+  checkoutUrl: string | null;
+}
+
+/** The outline and offer of a published course by slug; drafts and archived courses are not found. */
+export async function publicCourseOffer(db: Db | Tx, schoolId: string, slug: string): Promise<PublicOffer> {
+  const outline = await publicCourseOutline(db, schoolId, slug);
+  const course = (await findCourseBySlug(db, schoolId, outline.course.slug))!;
+  return { ...outline, courseId: course.id, checkoutUrl: course.checkoutUrl };
+}
+
+/** The published courses among `ids`, in that order (a page's course list block). */
+export async function publicCoursesByIds(
+  db: Db | Tx,
+  schoolId: string,
+  ids: readonly string[],
+): Promise<PublicCourse[]> {
+  // At most 50 ids (the block's rule); another school's id or a draft is simply left out.
+  const courses = await Promise.all([...new Set(ids)].slice(0, 50).map((id) => findCourse(db, schoolId, id)));
+  return courses.flatMap((c) => (c?.status === 'published' ? [toPublicCourse(c)] : []));
+}
+
+/** A free-preview lecture of a published course, with its content: what anyone may watch or read. */
+export interface PublicPreview {
+  course: PublicCourse;
+  lecture: {
+    id: string;
+    title: string;
+    type: string;
+    durationSeconds: number;
+    body: string | null;
+    videoUrl: string | null;
+  };
+}
+
+/** A free-preview lecture of a published course; any other lecture is not found. */
+export async function publicLecturePreview(
+  db: Db | Tx,
+  schoolId: string,
+  slug: string,
+  lectureId: string,
+): Promise<PublicPreview> {
+  const course = await findCourseBySlug(db, schoolId, slug.trim().toLowerCase());
+  if (course?.status !== 'published') throw problems.notFound('No such free preview.');
+  const lecture = (await getCurriculum(db, schoolId, course.id))
+    .flatMap((s) => s.lectures)
+    .find((l) => l.id === lectureId && l.isFreePreview);
+  if (!lecture) throw problems.notFound('No such free preview.');
+  return {
+    course: toPublicCourse(course),
+    lecture: {
+      id: lecture.id,
+      title: lecture.title,
+      type: lecture.type,
+      durationSeconds: lecture.durationSeconds,
+      body: lecture.body,
+      videoUrl: lecture.videoUrl,
+    },
+  };
+}
+
+/** A published page of the school by slug (the `home` page is the site's front page). */
+export async function publicPage(db: Db | Tx, schoolId: string, slug: string): Promise<SitePage> {
+  const found = await db
+    .selectFrom('pages')
+    .select('id')
+    .where('school_id', '=', schoolId)
+    .where('slug', '=', slug)
+    .where('published', '=', 1)
+    .executeTakeFirst();
+  if (!found) throw problems.notFound('No such page.');
+  return getSitePage(db, schoolId, found.id);
+}
+
+/** A published post as visitors read it. */
+export type PublicPost = Pick<Post, 'slug' | 'title' | 'body' | 'publishedAt'>;
+
+const toPublicPost = (p: Post): PublicPost => ({
+  slug: p.slug,
+  title: p.title,
+  body: p.body,
+  publishedAt: p.publishedAt,
+});
+
+/** Published posts of the school, oldest first, a page at a time. */
+export async function publishedPosts(
+  db: Db | Tx,
+  schoolId: string,
+  page: PageParams = {},
+): Promise<{ posts: PublicPost[]; nextCursor: string | null }> {
+  const found = await listPosts(db, schoolId, { status: 'published' }, page);
+  return { posts: found.data.map(toPublicPost), nextCursor: found.next_cursor };
+}
+
+/** A published post by slug; drafts are not found. */
+export async function publishedPost(db: Db | Tx, schoolId: string, slug: string): Promise<PublicPost> {
+  const row = await db
+    .selectFrom('posts')
+    .select(['slug', 'title', 'body', 'published_at'])
+    .where('school_id', '=', schoolId)
+    .where('slug', '=', slug)
+    .where('status', '=', 'published')
+    .executeTakeFirst();
+  if (!row) throw problems.notFound('No such post.');
+  return { slug: row.slug, title: row.title, body: row.body, publishedAt: row.published_at };
+}
+
+/** A form visitors may fill in: its title and fields (never its submissions). */
+export type PublicForm = Pick<Form, 'id' | 'title' | 'fields'>;
+
+/** A form of the school by id; another school's form is not found. */
+export async function publicForm(db: Db | Tx, schoolId: string, formId: string): Promise<PublicForm> {
+  const form = await getForm(db, schoolId, formId);
+  return { id: form.id, title: form.title, fields: form.fields };
+}
+
+/** What a school's site links in its footer: its published pages (but `home`) and its forms. */
+export interface PublicSiteLinks {
+  pages: Array<{ slug: string; title: string }>;
+  forms: Array<{ id: string; title: string }>;
+}
+
+/** The school's published pages and forms by title, at most 20 of each. */
+export async function publicSiteLinks(db: Db | Tx, schoolId: string): Promise<PublicSiteLinks> {
+  const [pages, forms] = await Promise.all([
+    db
+      .selectFrom('pages')
+      .select(['slug', 'title'])
+      .where('school_id', '=', schoolId)
+      .where('published', '=', 1)
+      .where('slug', '!=', 'home')
+      .orderBy('title')
+      .limit(20)
+      .execute(),
+    db
+      .selectFrom('forms')
+      .select(['id', 'title'])
+      .where('school_id', '=', schoolId)
+      .orderBy('title')
+      .limit(20)
+      .execute(),
+  ]);
+  return { pages, forms };
 }

@@ -72,6 +72,7 @@ export async function seedDemoCatalogue(tx: Tx, p: DemoPeople): Promise<void> {
       description: 'Types, functions and generics from the ground up, with small projects.',
       status: 'published',
       priceAmount: 4900,
+      checkoutUrl: DEMO.checkoutUrl,
       lecturerIds: [leo.id],
     },
     [
@@ -297,7 +298,7 @@ export async function seedDemoCatalogue(tx: Tx, p: DemoPeople): Promise<void> {
     onlineUrl: 'https://meet.example.com/kick-off',
   });
 
-  await seedDemoCommunity(tx, p, ts.lectures[1]);
+  await seedDemoCommunity(tx, p, ts.lectures[1], [sqlCourse.id, ts.id, a11y.id]);
   await seedOtherSchool(tx, p);
 }
 

@@ -1,10 +1,19 @@
 import { newId } from '../../crypto/ids.ts';
 import type { Tx } from '../../store/database.ts';
 import { isoIn, isoNow } from '../../store/time.ts';
+import { updateAppearance } from '../school/appearance.ts';
 import { DEMO, type DemoPeople } from './demo-constants.ts';
 
-/** Posts, comments, pages, forms and submissions of Demo Academy (rows of helper D's modules). */
-export async function seedDemoCommunity(tx: Tx, p: DemoPeople, lectureId: string): Promise<void> {
+/**
+ * Posts, comments, pages, forms and submissions of Demo Academy, and its theme: the `home` page
+ * its site opens with lists `featuredCourseIds`.
+ */
+export async function seedDemoCommunity(
+  tx: Tx,
+  p: DemoPeople,
+  lectureId: string,
+  featuredCourseIds: readonly string[],
+): Promise<void> {
   const s = p.demoSchoolId;
   const now = isoNow();
   const welcomePost = newId('pst');
@@ -78,14 +87,32 @@ export async function seedDemoCommunity(tx: Tx, p: DemoPeople, lectureId: string
         'Demo Academy',
         [
           { type: 'hero', heading: 'Learn the modern web', text: 'Courses by working developers.' },
-          { type: 'course_list', filter: 'published' },
+          {
+            type: 'text',
+            markdown:
+              'Short courses on **TypeScript**, accessibility and SQL. Start with the free SQL course, or watch a free preview of any course.',
+          },
+          { type: 'heading', text: 'Popular courses', level: 2 },
+          { type: 'course_list', course_ids: featuredCourseIds },
+          { type: 'button', label: 'Read about us', url: 'https://demo-academy.example.com/about' },
         ],
         true,
       ),
-      page(DEMO.pages.about, 'About us', [{ type: 'text', text: 'Demo Academy is a sample school.' }], true),
-      page(DEMO.pages.faq, 'FAQ', [{ type: 'text', text: 'Coming soon.' }], false),
+      page(
+        DEMO.pages.about,
+        'About us',
+        [
+          {
+            type: 'text',
+            markdown: 'Demo Academy is a sample school.\n\nIts teachers work on the web every day.',
+          },
+        ],
+        true,
+      ),
+      page(DEMO.pages.faq, 'FAQ', [{ type: 'text', markdown: 'Coming soon.' }], false),
     ])
     .execute();
+  await updateAppearance(tx, s, { primaryColor: '#0f5c4d', accentColor: '#e0a526', font: 'sans-serif' });
   const formId = newId('frm');
   await tx
     .insertInto('forms')

@@ -18,6 +18,8 @@ export const DEMO = {
   posts: { welcome: 'welcome-to-demo-academy', roadmap: 'roadmap-next-term' },
   pages: { home: 'home', about: 'about', faq: 'faq' },
   form: 'Contact us',
+  /** The paid TypeScript course's checkout page at the school's (pretend) payment provider. */
+  checkoutUrl: 'https://pay.example.com/demo-academy/typescript',
 } as const;
 
 /** People the catalogue part builds on (created by the identity part of the seed). */

@@ -29,6 +29,8 @@ export interface SchoolsTable {
   contact_email: string | null;
   /** JSON array of enabled beta feature keys, e.g. ["mcp_connections"]. */
   beta_features: string;
+  /** 1 while visitors may sign up at the school's site (defaults to 1 on insert). */
+  signup_open?: number;
   created_at: string;
   updated_at: string;
 }
@@ -87,6 +89,8 @@ export interface CoursesTable {
   price_amount: number;
   currency: string;
   image_url: string | null;
+  /** The school's own checkout page of a paid course, or null. */
+  checkout_url: string | null;
   published_at: string | null;
   created_at: string;
   updated_at: string;

@@ -17,6 +17,8 @@ export interface SchoolSettings {
   currency: string;
   contactEmail: string | null;
   betaFeatures: BetaFeature[];
+  /** Whether visitors may make an account at the school's site and become its students. */
+  signupOpen: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -49,6 +51,9 @@ export const SchoolSettingsFields = z
     currency: Currency,
     contactEmail: worded(Email.nullable(), 'must be an email address or null'),
     betaFeatures: z.array(z.enum(BETA_FEATURES)),
+    signupOpen: z
+      .boolean()
+      .describe('Whether visitors may sign up at the school’s site (`/schools/<subdomain>/signup`).'),
   })
   .partial();
 export type SchoolSettingsPatch = z.input<typeof SchoolSettingsFields>;
@@ -76,6 +81,7 @@ function toSettings(s: SchoolsTable): SchoolSettings {
     currency: s.currency,
     contactEmail: s.contact_email,
     betaFeatures: betaFeatures(s),
+    signupOpen: s.signup_open !== 0,
     createdAt: s.created_at,
     updatedAt: s.updated_at,
   };
@@ -132,6 +138,7 @@ export function settingsColumns(patch: z.output<typeof SchoolSettingsFields>): P
     currency: patch.currency,
     contact_email: patch.contactEmail,
     beta_features: patch.betaFeatures && JSON.stringify([...new Set(patch.betaFeatures)].sort()),
+    signup_open: patch.signupOpen === undefined ? undefined : patch.signupOpen ? 1 : 0,
   };
 }
 

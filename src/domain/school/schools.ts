@@ -45,6 +45,7 @@ export async function createSchool(
     currency: input.currency ?? 'USD',
     contact_email: input.contactEmail ?? null,
     beta_features: '[]',
+    signup_open: 1,
     created_at: now,
     updated_at: now,
   };

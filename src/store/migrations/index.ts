@@ -12,6 +12,7 @@ import * as events from './0010-events.ts';
 import * as accountTrust from './0011-account-trust.ts';
 import * as refreshReuseGrace from './0012-refresh-reuse-grace.ts';
 import * as fanOutRule from './0013-fan-out-rule.ts';
+import * as schoolSite from './0014-school-site.ts';
 
 /** Every migration, in order. Names sort; a new one is appended with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ export const migrations: Record<string, Migration> = {
   '0011_account_trust': accountTrust,
   '0012_refresh_reuse_grace': refreshReuseGrace,
   '0013_fan_out_rule': fanOutRule,
+  '0014_school_site': schoolSite,
 };
 
 /** A provider that serves the static list above (no file-system scanning). */

@@ -58,6 +58,7 @@ function accountPage(
   sections: readonly SchoolSection[],
   done: string | undefined,
   operator: boolean,
+  schools: ReadonlyArray<{ name: string; subdomain: string }>,
 ) {
   return html`${topNav(viewer, [
     { href: '/account', label: 'My account', current: true },
@@ -70,6 +71,12 @@ ${done && Object.hasOwn(DONE, done) ? notice('success', DONE[done]) : ''}
 <dt>Email</dt><dd id="account-email">${viewer.user.email}</dd>
 </dl>
 <p><a href="/account/settings">Change your name or password, or sign out your other sessions</a></p>
+${
+  schools.length > 0
+    ? html`<h2>Your courses</h2>
+<ul>${schools.map((s) => html`<li><a href="/schools/${encodeURIComponent(s.subdomain)}/learn">My courses at ${s.name}</a></li>`)}</ul>`
+    : ''
+}
 <h2>Connected apps</h2>
 <p>Apps you allowed to act for you. Disconnecting one ends its access at once; you can connect it again later.</p>
 ${
@@ -121,7 +128,13 @@ export function createAccountPagesApp(ctx: AppContext): Hono<AppEnv> {
       if (!section.connections.includes(conn)) section.connections.push(conn);
     }
     const operator = memberships.some((m) => mayActFor('operator', standingRoles(m)));
-    return sendAreaPage(c, 200, 'Your account', accountPage(viewer, sections, c.req.query('done'), operator));
+    const schools = memberships.map((m) => ({ name: m.schoolName, subdomain: m.subdomain }));
+    return sendAreaPage(
+      c,
+      200,
+      'Your account',
+      accountPage(viewer, sections, c.req.query('done'), operator, schools),
+    );
   });
 
   app.get('/account/connections/revoke', async (c) => {

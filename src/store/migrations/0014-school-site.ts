@@ -1,0 +1,16 @@
+import type { Kysely } from 'kysely';
+
+/**
+ * What a school's public site needs beyond its catalogue:
+ * - `schools.signup_open`: 1 while visitors may make an account and become the school's student
+ *   at `/schools/<subdomain>/signup`; 0 when the school takes people only by invitation.
+ * - `courses.checkout_url`: the page of the school's own payment provider where a paid course is
+ *   bought (Lectern has no checkout); null while the course is not on sale.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .alterTable('schools')
+    .addColumn('signup_open', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
+  await db.schema.alterTable('courses').addColumn('checkout_url', 'text').execute();
+}
