@@ -61,7 +61,10 @@ export function safeReturnTo(value: string | undefined, baseUrl: string): string
     const base = new URL(baseUrl);
     const url = new URL(value, base);
     if (url.origin !== base.origin) return undefined;
-    return `${url.pathname}${url.search}`;
+    // The path as the browser will read it: dot segments collapse (`/..//evil.example` is
+    // `//evil.example`), so the normalised result is checked again, not only what was sent.
+    const path = `${url.pathname}${url.search}`;
+    return path.startsWith('//') || path.startsWith('/\\') ? undefined : path;
   } catch {
     return undefined;
   }

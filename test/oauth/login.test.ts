@@ -186,6 +186,11 @@ describe('/login and /logout', () => {
       'javascript:alert(1)',
       '/ok\n//evil',
       'http://lectern.test/x',
+      // Dot segments that collapse into a protocol-relative URL once normalised.
+      '/..//evil.example/x',
+      '/.//evil.example/x',
+      '/%2e//evil.example/x',
+      '/a/..//evil.example',
     ]) {
       assert.equal(safeReturnTo(evil, B), undefined, evil);
     }
