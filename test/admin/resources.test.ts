@@ -97,6 +97,18 @@ describe('admin API: resource rules', () => {
     assert.match(dl.headers.get('content-disposition') ?? '', /^attachment; filename="evilname.png"/);
     assert.match(dl.headers.get('content-security-policy') ?? '', /sandbox/);
     assert.deepEqual(Buffer.from(await dl.arrayBuffer()), PNG);
+    // A name outside ASCII: an ASCII stand-in in filename, the real name in filename* (RFC 6266
+    // §4.3, RFC 8187), never a failed response.
+    const named = await up(PNG, 'image/png', `?filename=${encodeURIComponent('Übersicht – 日本 (1).png')}`);
+    assert.equal(named.status, 201);
+    const namedFile = await named.json();
+    assert.equal(namedFile.filename, 'Übersicht – 日本 (1).png');
+    const namedDl = await t.request(namedFile.url, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(namedDl.status, 200);
+    assert.equal(
+      namedDl.headers.get('content-disposition'),
+      `attachment; filename="_bersicht _ __ (1).png"; filename*=UTF-8''%C3%9Cbersicht%20%E2%80%93%20%E6%97%A5%E6%9C%AC%20%281%29.png`,
+    );
     const other = await schoolFixture(t, 'Other');
     const otherDl = await t.request(file.url, {
       headers: { authorization: `Bearer ${await other.token()}` },

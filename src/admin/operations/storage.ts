@@ -8,6 +8,7 @@ import {
   type StoredFile,
   storeFile,
 } from '../../domain/school/storage.ts';
+import { contentDisposition } from '../../http/content-disposition.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Id, named, PageQuery, pageOf, SearchQuery, Timestamp } from '../schemas.ts';
@@ -130,7 +131,7 @@ export const storageOperations = [
         headers: {
           'Content-Type': file.contentType,
           'Content-Length': String(bytes.length),
-          'Content-Disposition': `attachment; filename="${file.filename}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+          'Content-Disposition': contentDisposition('attachment', file.filename),
           'Content-Security-Policy': "default-src 'none'; sandbox",
           ETag: `"${file.sha256}"`,
         },

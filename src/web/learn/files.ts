@@ -5,6 +5,7 @@
  * lecture of a published course. Another school's lecture, or a person who is not a member of
  * the school, gets the 404 page.
  */
+
 import { type Context, Hono } from 'hono';
 import { findCourse } from '../../domain/catalog/courses.ts';
 import { getLecture } from '../../domain/catalog/curriculum.ts';
@@ -14,6 +15,7 @@ import { standingRoles } from '../../domain/school/standing.ts';
 import { readStoredFile } from '../../domain/school/storage.ts';
 import { findUserById } from '../../domain/school/users.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
+import { contentDisposition } from '../../http/content-disposition.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { currentSession } from '../../http/sessions.ts';
 import {
@@ -129,7 +131,7 @@ function sendFile(
 ): Response {
   const headers: Record<string, string> = {
     'Content-Type': file.contentType,
-    'Content-Disposition': `${disposition}; filename="${file.filename}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+    'Content-Disposition': contentDisposition(disposition, file.filename),
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'private, no-store',
     'Content-Security-Policy': "default-src 'none'; sandbox",
