@@ -119,8 +119,19 @@ describe('the console for lecturers: the courses they teach, nothing else', () =
     );
   });
 
-  it('runs nothing else: coupons, orders, members, settings, enrolling people', async () => {
-    for (const name of ['coupons.list', 'orders.list', 'members.list', 'school.get', 'students.enroll']) {
+  it('runs nothing else: coupons, orders, members, settings, enrolling people, the school’s files', async () => {
+    for (const name of [
+      'coupons.list',
+      'orders.list',
+      'members.list',
+      'school.get',
+      'students.enroll',
+      // Uploading a lecture's file, yes; the school's other files (another course's paid
+      // content), no.
+      'storage.list',
+      'storage.get',
+      'storage.download',
+    ]) {
       assert.equal(mayRun(leo, name), false, name);
     }
     await refused(run('coupons.list', { query: {} }), 403, 'forbidden');

@@ -25,7 +25,8 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
 
 /**
  * The admin operations `teach` allows, on the courses the person teaches (product.md §8): read
- * those courses, change their curriculum and lecture content (uploading the files lectures show),
+ * those courses, change their curriculum and lecture content (uploading the files lectures show;
+ * never listing or reading the school's other files, which may be another course's paid content),
  * read their students' enrollments and progress. Operator tokens stay owners' and admins': a
  * lecturer reaches these through the operator pages only.
  */
@@ -47,8 +48,6 @@ export const TEACHING_OPERATIONS: ReadonlySet<string> = new Set([
   'students.get_enrollment',
   'students.get_progress',
   'storage.upload',
-  'storage.list',
-  'storage.get',
 ]);
 
 /** The two audiences a client acts for (oauth/scopes.ts), each needing its permission. */
