@@ -12,7 +12,8 @@ import {
   labelOf,
   readFields,
 } from '../../src/web/admin/console/fields.ts';
-import { fromLocalInput, parseMoney, toLocalInput } from '../../src/web/admin/console/fields-schema.ts';
+import { parseMoney } from '../../src/web/admin/console/fields-schema.ts';
+import { fromLocalInput, toLocalInput } from '../../src/web/shared/school-format.ts';
 
 /** The console's form library: every catalogue body renders, reads back, and says things in words. */
 
@@ -509,6 +510,8 @@ describe('console fields: reading a form back', () => {
     // 02:30 happens twice on 25 October: the first (summer time) is meant.
     assert.equal(fromLocalInput('2026-10-25T02:30', berlin), '2026-10-25T00:30:00.000Z');
     assert.equal(fromLocalInput('2026-10-25T03:30', berlin), '2026-10-25T02:30:00.000Z');
+    // A year is the year written, even before 100 (never read as 19xx).
+    assert.equal(fromLocalInput('0050-01-01T10:00', 'UTC'), '0050-01-01T10:00:00.000Z');
     assert.equal(fromLocalInput('2026-10-25T02:30:15', berlin), '2026-10-25T00:30:15.000Z');
     assert.equal(toLocalInput('2026-10-25T00:30:00.000Z', berlin), '2026-10-25T02:30');
     assert.equal(toLocalInput('2026-10-25T01:30:00.000Z', berlin), '2026-10-25T02:30');

@@ -77,23 +77,61 @@ export function timeOf(school: School, iso: string): Html {
   return html`<time datetime="${iso}">${dateTime(school, iso)}</time>`;
 }
 
-/** Where each part of `ms` falls on the wall clock of `timeZone`, read back as a UTC instant. */
-function wallClock(timeZone: string, ms: number): number {
+/** The offset of `timeZone` from UTC at the instant `ms`, in milliseconds. */
+function zoneOffset(ms: number, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
     year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
   }).formatToParts(new Date(ms));
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const d = new Date(0);
-  d.setUTCFullYear(part('year'), part('month') - 1, part('day'));
-  d.setUTCHours(part('hour'), part('minute'), part('second'));
-  return d.getTime();
+  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  const wall = new Date(0);
+  wall.setUTCFullYear(n('year'), n('month') - 1, n('day'));
+  wall.setUTCHours(n('hour'), n('minute'), n('second'));
+  return wall.getTime() - Math.floor(ms / 1000) * 1000;
+}
+
+/** An ISO instant as the value of a datetime-local input in `timeZone` ("2026-03-29T03:30"). */
+export function toLocalInput(iso: string, timeZone: string): string | undefined {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return undefined;
+  const local = new Date(ms + zoneOffset(ms, timeZone)).toISOString();
+  return local.slice(0, local.endsWith(':00.000Z') ? 16 : 19);
+}
+
+/**
+ * A datetime-local value read as wall-clock time in `timeZone`, as an ISO UTC instant. A time
+ * that happens twice (clocks going back) is the earlier; a time skipped when clocks go forward is
+ * read with the offset before the change (02:30 becomes 03:30), as calendars do.
+ */
+export function fromLocalInput(value: string, timeZone: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0));
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return undefined;
+  // Date.UTC reads years 0–99 as 1900–1999; setUTCFullYear takes the year as written.
+  const at = new Date(0);
+  at.setUTCFullYear(y, mo - 1, d);
+  at.setUTCHours(h, mi, s);
+  const wall = at.getTime();
+  const check = new Date(wall);
+  if (check.getUTCDate() !== d || check.getUTCMonth() !== mo - 1) return undefined;
+  const DAY = 86_400_000;
+  const before = zoneOffset(wall - DAY, timeZone);
+  const after = zoneOffset(wall + DAY, timeZone);
+  const fits = [wall - before, wall - after].filter((t) => t + zoneOffset(t, timeZone) === wall);
+  const instant = fits.length > 0 ? Math.min(...fits) : wall - before;
+  return new Date(instant).toISOString();
+}
+
+/** Where `ms` falls on the wall clock of `timeZone`, read back as a UTC instant. */
+function wallClock(timeZone: string, ms: number): number {
+  return ms + zoneOffset(ms, timeZone);
 }
 
 /** The calendar day (YYYY-MM-DD) of the instant `ms` in the school's zone. */

@@ -6,12 +6,12 @@
  * operation's to check, with the same schema as the API.
  */
 import type { z } from 'zod';
+import { fromLocalInput } from '../../shared/school-format.ts';
 import {
   type FieldContext,
   type FieldInfo,
   type FieldKind,
   fieldInfo,
-  fromLocalInput,
   isIgnoredField,
   itemLabel,
   labelOf,

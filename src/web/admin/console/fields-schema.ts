@@ -277,6 +277,9 @@ export function labelOf(key: string): string {
   else if (k.endsWith('_id')) k = k.slice(0, -3);
   else if (k.endsWith('_at') && k.length > 3) k = k.slice(0, -3);
   else if (k.endsWith('_amount')) k = k.slice(0, -7);
+  else if (k.endsWith('_percent') && !k.endsWith('_off_percent')) k = k.slice(0, -8);
+  else if (k.endsWith('_seconds')) return `${words(k.slice(0, -8))} (seconds)`;
+  else if (k.endsWith('_count')) k = k.slice(0, -6);
   if (k.endsWith('_user') && k !== 'user') k = k.slice(0, -5);
   if (k.endsWith('_file') && k !== 'file') k = k.slice(0, -5);
   return words(k || key);
@@ -451,52 +454,6 @@ export function formatMoney(minor: number, currency: string, locale: string): st
 
 // ---------------------------------------------------------------------------------------------
 // Time zones
-
-/** The offset of `timeZone` from UTC at the instant `ms`, in milliseconds. */
-function zoneOffset(ms: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(ms));
-  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
-  return wall - Math.floor(ms / 1000) * 1000;
-}
-
-/** An ISO instant as the value of a datetime-local input in `timeZone` ("2026-03-29T03:30"). */
-export function toLocalInput(iso: string, timeZone: string): string | undefined {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return undefined;
-  const local = new Date(ms + zoneOffset(ms, timeZone)).toISOString();
-  return local.slice(0, local.endsWith(':00.000Z') ? 16 : 19);
-}
-
-/**
- * A datetime-local value read as wall-clock time in `timeZone`, as an ISO UTC instant. A time
- * that happens twice (clocks going back) is the earlier; a time skipped when clocks go forward is
- * read with the offset before the change (02:30 becomes 03:30), as calendars do.
- */
-export function fromLocalInput(value: string, timeZone: string): string | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
-  if (!m) return undefined;
-  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0));
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return undefined;
-  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
-  const check = new Date(wall);
-  if (check.getUTCDate() !== d || check.getUTCMonth() !== mo - 1) return undefined;
-  const DAY = 86_400_000;
-  const before = zoneOffset(wall - DAY, timeZone);
-  const after = zoneOffset(wall + DAY, timeZone);
-  const fits = [wall - before, wall - after].filter((t) => t + zoneOffset(t, timeZone) === wall);
-  const instant = fits.length > 0 ? Math.min(...fits) : wall - before;
-  return new Date(instant).toISOString();
-}
 
 /** An ISO instant as a person reads it in the school's zone: "29 Mar 2026, 03:30". */
 export function formatInstant(iso: string, fc: FieldContext): string {

@@ -10,6 +10,7 @@ import { html, raw } from 'hono/html';
 import type { z } from 'zod';
 import type { Html } from '../../layout.ts';
 import { notice } from '../../shared/page-kit.ts';
+import { toLocalInput } from '../../shared/school-format.ts';
 import {
   currencyAffix,
   enumWord,
@@ -28,7 +29,6 @@ import {
   schemaAt,
   shapeOf,
   supported,
-  toLocalInput,
 } from './fields-schema.ts';
 
 export { readFields } from './fields-read.ts';

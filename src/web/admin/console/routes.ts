@@ -14,10 +14,11 @@ import { ProblemError } from '../../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../../http/context.ts';
 import type { Html } from '../../layout.ts';
 import { messagePage, readForm, sendAreaPage } from '../../shared/page-kit.ts';
+import { fromLocalInput } from '../../shared/school-format.ts';
 import { type Area, operatorPage, staffPage } from '../area.ts';
 import { runForConsole } from '../console-kit.ts';
 import { type FieldContext, fieldErrorsOf, readFields } from './fields.ts';
-import { fieldInfo, fromLocalInput, shapeOf } from './fields-schema.ts';
+import { fieldInfo, shapeOf } from './fields-schema.ts';
 import {
   CHOICES_LIMIT,
   CONSOLE_GROUPS,
