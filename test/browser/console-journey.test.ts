@@ -52,7 +52,7 @@ describe('the console’s generated pages in Chromium', () => {
 
   const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
-  it('an owner makes a course, publishes it and makes a coupon, all through the pages', {
+  it('an owner makes a priced course with a section and a lecture, publishes it and makes a coupon, all through the pages', {
     skip,
   }, async () => {
     const page = await signIn();
@@ -67,6 +67,30 @@ describe('the console’s generated pages in Chromium', () => {
     await page.getByRole('heading', { name: 'Ink and Wash' }).waitFor();
     const courseId = new URL(page.url()).pathname.split('/').pop() ?? '';
 
+    // Its first section and lecture, in the curriculum editor.
+    await page.getByRole('link', { name: 'Edit curriculum' }).click();
+    await page.getByLabel('Title').fill('First strokes');
+    await Promise.all([page.waitForURL(/done=section-added/), page.getByLabel('Title').press('Enter')]);
+    await page.getByRole('link', { name: 'Add lecture to “First strokes”' }).click();
+    await page.getByLabel('Text').check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Title').fill('Holding the brush');
+    await page.getByLabel('Text', { exact: true }).fill('Hold it loosely, near the ferrule.');
+    await Promise.all([
+      page.waitForURL(/done=lecture-added/),
+      page.getByRole('button', { name: 'Add lecture' }).click(),
+    ]);
+    const curriculum = await call('GET', `/api/v1/courses/${courseId}/curriculum`);
+    assert.equal(curriculum.status, 200);
+    assert.deepEqual(
+      curriculum.body.sections.map((s: { title: string; lectures: { title: string }[] }) => [
+        s.title,
+        s.lectures.map((l) => l.title),
+      ]),
+      [['First strokes', ['Holding the brush']]],
+    );
+
+    await page.goto(`${base}/admin/${world.demo.schoolId}/courses/${courseId}`);
     await page.getByRole('link', { name: 'Edit course' }).click();
     await page.getByLabel(/^Status/).selectOption('published');
     await page.getByRole('button', { name: 'Save' }).click();
