@@ -1,9 +1,10 @@
 /**
  * Signing up and enrolling at a school's site over HTTP: sign-up makes an account and a student
  * membership, signs the person in and returns them to the page they came from; with SMTP the
- * email is confirmed through a link; a school can close sign-up; an email that has an account is
- * told to sign in; hostile input gets the form again with the errors by the fields. Enrolling in
- * a free course goes through the same domain rule as the admin API, and shows there.
+ * email is confirmed through a link and the button of the page it opens (opening it proves
+ * nothing); a school can close sign-up; an email that has an account is told to sign in; hostile
+ * input gets the form again with the errors by the fields. Enrolling in a free course goes
+ * through the same domain rule as the admin API, and shows there.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -117,10 +118,53 @@ describe('sign-up and enrolment at a school site', () => {
     const bad = await t.request(tampered, { headers: { accept: 'text/html' } });
     assert.equal(bad.status, 410);
     assert.ok((await bad.text()).includes('This confirmation link is not valid or has expired'));
-    const ok = await t.request(link, { headers: { accept: 'text/html' } });
-    assert.equal(ok.status, 200);
-    assert.ok((await ok.text()).includes('Thank you: <strong>nia@example.com</strong> is confirmed.'));
+    // Opening the link (as a mail scanner does) proves nothing: it shows a button that posts.
+    const stranger = new Browser(t);
+    const opened = await stranger.request(link, { headers: { accept: 'text/html' } });
+    assert.equal(opened.status, 200);
+    const confirmPage = await opened.text();
+    assert.ok(confirmPage.includes('<h1>Confirm your email address</h1>'));
+    assert.ok(confirmPage.includes('Confirm that <strong>nia@example.com</strong> is your email address'));
+    assert.ok(
+      confirmPage.includes('<button class="primary" type="submit">Confirm my email address</button>'),
+    );
+    assert.equal(
+      (await findUserByEmail(t.runtime.db, 'nia@example.com'))?.unverified_school_id,
+      w.demo.schoolId,
+      'a GET changes nothing',
+    );
+    const fields = formFields(confirmPage, '/schools/demo/signup/confirm');
+    const linkParams = new URL(link).searchParams;
+    assert.deepEqual(
+      [...fields],
+      [
+        ['user', linkParams.get('user')],
+        ['token', linkParams.get('token')],
+      ],
+      'the link’s token, and no session CSRF token (the person may not be signed in)',
+    );
+    // A tampered token posted is refused too; the button (signed out, another browser) confirms.
+    const forged = await stranger.postForm('/schools/demo/signup/confirm', {
+      user: linkParams.get('user')!,
+      token: new URL(tampered).searchParams.get('token')!,
+    });
+    assert.equal(forged.status, 410);
+    assert.equal(
+      (await findUserByEmail(t.runtime.db, 'nia@example.com'))?.unverified_school_id,
+      w.demo.schoolId,
+    );
+    const pressed = await stranger.postForm('/schools/demo/signup/confirm', fields);
+    assert.equal(pressed.status, 303);
+    assert.equal(locationOf(pressed), '/schools/demo/signup/confirmed');
     assert.equal((await findUserByEmail(t.runtime.db, 'nia@example.com'))?.unverified_school_id, null);
+    const done = await stranger.request(locationOf(pressed));
+    assert.equal(done.status, 200);
+    const donePage = await done.text();
+    assert.ok(donePage.includes('<h1>Email confirmed</h1>'));
+    assert.ok(donePage.includes('Thank you: your email address is confirmed.'));
+    // Pressing it again changes nothing and says the same.
+    const again = await stranger.postForm('/schools/demo/signup/confirm', fields);
+    assert.equal(again.status, 303);
   });
 
   it('enrol in a free course → the learning area; the enrollment shows through the admin API', async () => {

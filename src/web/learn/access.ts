@@ -17,6 +17,7 @@ import { loadMemberCurricula, loadMemberLectureProgress } from '../../domain/mem
 import { listMemberEnrollmentSummaries, type MemberScope } from '../../domain/member/member-reads.ts';
 import { findMembership } from '../../domain/school/memberships.ts';
 import type { Role } from '../../domain/school/roles.ts';
+import { SchoolSettingsFields } from '../../domain/school/school-settings.ts';
 import { findSchoolBySubdomain, type School } from '../../domain/school/schools.ts';
 import { may, mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import type { AppContext } from '../../http/context.ts';
@@ -53,6 +54,9 @@ export const plausibleId = (value: string | undefined): value is string =>
   value !== undefined && ID.test(value);
 const plausibleSlug = (value: string | undefined): value is string =>
   value !== undefined && value.length <= 100 && SLUG.test(value);
+// A subdomain follows the school settings' rule (punycode like `xn--mnchen-3ya` included).
+const plausibleSubdomain = (value: string | undefined): value is string =>
+  value !== undefined && SchoolSettingsFields.shape.subdomain.safeParse(value).success;
 
 /** A page with one message inside the school's learning area, with ways on. */
 export function learnMessage(
@@ -84,7 +88,7 @@ export function notFound(c: Context, school?: School): Promise<Response> {
 /** The school of the path, or undefined (the path's subdomain is checked before any lookup). */
 export async function schoolOfRequest(ctx: AppContext, c: Context): Promise<School | undefined> {
   const subdomain = c.req.param('subdomain');
-  if (!plausibleSlug(subdomain)) return undefined;
+  if (!plausibleSubdomain(subdomain)) return undefined;
   return findSchoolBySubdomain(ctx.db, subdomain);
 }
 

@@ -11,6 +11,7 @@ import {
   publicSite,
   publicSiteLinks,
 } from '../../domain/catalog/public-catalogue.ts';
+import { SchoolSettingsFields } from '../../domain/school/school-settings.ts';
 import { findUserById, type User } from '../../domain/school/users.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext } from '../../http/context.ts';
@@ -47,10 +48,15 @@ export async function found<T>(read: Promise<T>): Promise<T | undefined> {
   }
 }
 
+/** Whether `value` may be a school's subdomain: the rule of the school's settings. */
+function plausibleSubdomain(value: string | undefined): value is string {
+  return value !== undefined && SchoolSettingsFields.shape.subdomain.safeParse(value).success;
+}
+
 /** The site of the path's subdomain with the visitor, or the 404 page for an unknown school. */
 export async function openSite(ctx: AppContext, c: Context): Promise<SiteRequest | Response> {
   const subdomain = c.req.param('school') ?? '';
-  const site = /^[a-z0-9-]{1,63}$/.test(subdomain) ? await found(publicSite(ctx.db, subdomain)) : undefined;
+  const site = plausibleSubdomain(subdomain) ? await found(publicSite(ctx.db, subdomain)) : undefined;
   if (!site) return noSchoolPage(c);
   const session = await currentSession(ctx, c);
   const user = session ? await findUserById(ctx.db, session.userId) : undefined;

@@ -19,8 +19,11 @@ import {
   searchPublicCourses,
   upcomingPublicEvents,
 } from '../../domain/catalog/public-catalogue.ts';
+import { quizFromMarkdown } from '../../domain/catalog/quiz.ts';
 import type { SitePage } from '../../domain/community/pages.ts';
 import { enroll, findEnrollmentOf } from '../../domain/learning/enrollments.ts';
+import { findMembership } from '../../domain/school/memberships.ts';
+import { standingRoles } from '../../domain/school/standing.ts';
 import { readStoredFile } from '../../domain/school/storage.ts';
 import { trustedAt } from '../../domain/school/users.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
@@ -42,7 +45,7 @@ import {
   signUpHref,
   siteNotFound,
 } from './kit.ts';
-import { createSiteSignupApp } from './signup.ts';
+import { createSiteSignupApp, signupClosedPage } from './signup.ts';
 
 /** A path parameter ('' when absent). */
 const param = (c: Context, name: string): string => c.req.param(name) ?? '';
@@ -50,6 +53,30 @@ const param = (c: Context, name: string): string => c.req.param(name) ?? '';
 /** Where a student continues a course: the learning area. */
 function learnHref(req: SiteRequest, slug?: string): string {
   return slug ? `${req.base}/learn/courses/${slug}` : `${req.base}/learn`;
+}
+
+/**
+ * Whether the signed-in visitor may enrol from the site: anyone while the school takes sign-ups
+ * (enrolling makes them a student), only its members while sign-up is closed.
+ */
+async function mayEnrol(ctx: AppContext, req: SiteRequest): Promise<boolean> {
+  if (!req.viewer) return false;
+  if (req.site.signupOpen) return true;
+  const membership = await findMembership(ctx.db, req.site.id, req.viewer.user.id);
+  return standingRoles(membership).length > 0;
+}
+
+/**
+ * A free-preview quiz: its questions and choices, never which choice is right (the body's `[x]`
+ * marks), nor anything else the body says.
+ */
+function quizPreview(body: string | null): Html | undefined {
+  const questions = quizFromMarkdown(body).filter((q) => q.prompt !== '');
+  if (questions.length === 0) return undefined;
+  return html`<ol class="quiz">${questions.map(
+    (q) => html`<li><p>${q.prompt}</p><ul>${q.choices.map((choice) => html`<li>${choice}</li>`)}</ul></li>`,
+  )}</ol>
+<p class="muted">Enrol to answer this quiz.</p>`;
 }
 
 async function pageBody(ctx: AppContext, req: SiteRequest, page: SitePage): Promise<Html> {
@@ -70,7 +97,7 @@ async function pageBody(ctx: AppContext, req: SiteRequest, page: SitePage): Prom
   });
 }
 
-function offer(req: SiteRequest, course: PublicOffer, enrolled: boolean): Html {
+function offer(req: SiteRequest, course: PublicOffer, enrolled: boolean, mayEnrol: boolean): Html {
   const { site, base, viewer } = req;
   const here = `${base}/courses/${course.course.slug}`;
   const price = priceOf(site, course.course.priceAmount, course.course.currency);
@@ -83,6 +110,9 @@ function offer(req: SiteRequest, course: PublicOffer, enrolled: boolean): Html {
       ? html`<a class="button" href="${checkout}" rel="noopener noreferrer external">Buy for ${price}</a>
 <p class="muted">You pay on ${new URL(checkout).host}; ${site.name} gives you access when the payment is done.</p>`
       : html`<p><strong>Not on sale yet.</strong></p>`;
+  } else if (viewer && !mayEnrol) {
+    action = html`<p><strong>Sign-up is closed.</strong></p>
+<p>${site.name} takes new students by invitation only at the moment. To join, ask ${site.name} for an invitation.</p>`;
   } else if (viewer) {
     action = html`<form method="post" action="${here}/enroll"><input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}"><button class="primary" type="submit">Enrol</button></form>`;
   } else {
@@ -156,11 +186,12 @@ export function createSchoolSiteApp(ctx: AppContext): Hono<AppEnv> {
       const enrolled =
         req.viewer !== undefined &&
         (await findEnrollmentOf(ctx.db, req.site.id, req.viewer.user.id, course.courseId)) !== undefined;
+      const open = !enrolled && course.course.free && (await mayEnrol(ctx, req));
       const flash = c.req.query('done') === 'enrolled' ? notice('success', 'You are enrolled.') : '';
       const body = html`<h1>${course.course.title}</h1>
 ${flash}
 ${course.course.lecturers.length > 0 ? html`<p class="muted">Taught by ${course.course.lecturers.join(', ')}</p>` : ''}
-${offer(req, course, enrolled)}
+${offer(req, course, enrolled, open)}
 ${course.course.description ? prose(course.course.description) : ''}
 ${outline(req, course)}`;
       return sendSitePage(c, req, 200, course.course.title, body, { current: 'courses' });
@@ -176,12 +207,14 @@ ${outline(req, course)}`;
       if (!preview) return siteNotFound(c, req, 'This lecture is not a free preview.');
       const { course, lecture } = preview;
       const video = httpUrl(lecture.videoUrl);
+      const material =
+        lecture.type === 'quiz' ? quizPreview(lecture.body) : lecture.body ? prose(lecture.body) : undefined;
       const body = html`<p><a href="${req.base}/courses/${course.slug}">← ${course.title}</a></p>
 <h1>${lecture.title}</h1>
 <p class="muted"><span class="badge">Free preview</span> ${lectureKind(lecture.type)}${lecture.durationSeconds > 0 ? ` · ${duration(lecture.durationSeconds)}` : ''}</p>
 ${video ? html`<p><a class="button" href="${video}" rel="noopener noreferrer">Watch the video</a></p>` : ''}
-${lecture.body ? prose(lecture.body) : ''}
-${!video && !lecture.body ? html`<p>This lecture’s material is for enrolled students.</p>` : ''}
+${material ?? ''}
+${!video && !material ? html`<p>This lecture’s material is for enrolled students.</p>` : ''}
 <p><a href="${req.base}/courses/${course.slug}">See the whole course: ${course.title}</a></p>`;
       return sendSitePage(c, req, 200, `${lecture.title} (free preview)`, body, { current: 'courses' });
     }),
@@ -207,6 +240,8 @@ ${notice('error', `This course is sold by ${req.site.name}: buy it on the course
 <p><a href="${here}">Back to ${course.course.title}</a></p>`;
         return sendSitePage(c, req, 409, course.course.title, body);
       }
+      // Enrolling makes a student of the school: while its sign-up is closed, only its members may.
+      if (!(await mayEnrol(ctx, req))) return signupClosedPage(c, req, here);
       // An account whose email is unproven is trusted only at the school that made it.
       if (!trustedAt(req.viewer.user, req.site.id)) {
         const body = html`<h1>Confirm your email first</h1>

@@ -4,8 +4,8 @@
  * the page they came from. The school can close it (`signup_open`). An email that already has an
  * account is told to sign in (creating the account would be the same answer: docs/security.md).
  * Nothing proves the email at sign-up, so the account is trusted at this school only
- * (`users.unverified_school_id`) until its owner opens the confirmation link sent with SMTP, or
- * resets the password.
+ * (`users.unverified_school_id`) until its owner opens the confirmation link sent with SMTP and
+ * presses its button, or resets the password.
  */
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
@@ -96,7 +96,8 @@ ${field(
 <p>Already have an account? <a href="${signInHref(returnTo)}">Sign in</a></p>`;
 }
 
-function closed(c: Context, req: SiteRequest, returnTo: string): Promise<Response> {
+/** The page of a school whose sign-up is closed (also what a non-member gets for enrolling then). */
+export function signupClosedPage(c: Context, req: SiteRequest, returnTo: string): Promise<Response> {
   const body = html`<h1>Sign-up is closed</h1>
 ${notice('warning', `${req.site.name} is not taking new sign-ups on its site at the moment.`)}
 <p>If you already have an account, <a href="${signInHref(returnTo)}">sign in</a>. To join, ask ${req.site.name} for an invitation.</p>`;
@@ -126,7 +127,7 @@ export function createSiteSignupApp(ctx: AppContext): Hono<AppEnv> {
     if (req instanceof Response) return req;
     const returnTo = backTo(req, c.req.query('return_to'));
     if (req.viewer) return c.redirect(returnTo, 303);
-    if (!req.site.signupOpen) return closed(c, req, returnTo);
+    if (!req.site.signupOpen) return signupClosedPage(c, req, returnTo);
     const form = signupForm(req, csrfToken(ctx, c), returnTo, { name: '', email: '' });
     return sendSitePage(c, req, 200, 'Sign up', form, { current: 'signup' });
   });
@@ -154,7 +155,7 @@ ${notice('error', `Too many accounts were made from your network. Try again in $
     }
     const form = new URLSearchParams(await c.req.text());
     const returnTo = backTo(req, form.get('return_to'));
-    if (!req.site.signupOpen) return closed(c, req, returnTo);
+    if (!req.site.signupOpen) return signupClosedPage(c, req, returnTo);
     const values = {
       name: (form.get('name') ?? '').slice(0, 200),
       email: (form.get('email') ?? '').trim().slice(0, 320),
@@ -222,24 +223,55 @@ ${notice('error', `Too many accounts were made from your network. Try again in $
     return c.redirect(returnTo, 303);
   });
 
-  // The link of the confirmation email: opening it proves the mailbox (idempotent).
+  /** The account of a confirmation link's `user` and `token`, when the token is valid for it. */
+  const confirming = async (userId: string, token: string): Promise<User | undefined> => {
+    const user = /^usr_[0-9a-z]{26}$/.test(userId) ? await findUserById(ctx.db, userId) : undefined;
+    return user && verifySigned(ctx, 'signup-confirm', `${user.id}:${user.email}`, token) ? user : undefined;
+  };
+  const linkNotValid = (c: Context, req: SiteRequest) => {
+    const body = html`<h1>Link not valid</h1>
+${notice('error', 'This confirmation link is not valid or has expired (links work for seven days).')}
+<p>You can still confirm your email address by resetting your password: <a href="/password-reset">Forgot password?</a></p>`;
+    return sendSitePage(c, req, 410, 'Link not valid', body);
+  };
+
+  // The link of the confirmation email. Opening it changes nothing (mail scanners and link
+  // previews open links by themselves): it shows a button whose POST proves the mailbox.
   app.get('/schools/:school/signup/confirm', async (c) => {
     const req = await openSite(ctx, c);
     if (req instanceof Response) return req;
-    const userId = c.req.query('user') ?? '';
-    const user = /^usr_[0-9a-z]{26}$/.test(userId) ? await findUserById(ctx.db, userId) : undefined;
-    const valid =
-      user !== undefined &&
-      verifySigned(ctx, 'signup-confirm', `${user.id}:${user.email}`, c.req.query('token') ?? '');
-    if (!user || !valid) {
-      const body = html`<h1>Link not valid</h1>
-${notice('error', 'This confirmation link is not valid or has expired (links work for seven days).')}
-<p>You can still confirm your email address by resetting your password: <a href="/password-reset">Forgot password?</a></p>`;
-      return sendSitePage(c, req, 410, 'Link not valid', body);
-    }
+    const token = c.req.query('token') ?? '';
+    const user = await confirming(c.req.query('user') ?? '', token);
+    if (!user) return linkNotValid(c, req);
+    const body = html`<h1>Confirm your email address</h1>
+<p>Confirm that <strong>${user.email}</strong> is your email address for your account at ${req.site.name}.</p>
+<form class="site-form" method="post" action="${req.base}/signup/confirm">
+<input type="hidden" name="user" value="${user.id}">
+<input type="hidden" name="token" value="${token}">
+<div class="actions"><button class="primary" type="submit">Confirm my email address</button></div>
+</form>`;
+    return sendSitePage(c, req, 200, 'Confirm your email address', body);
+  });
+
+  // The button of that page proves the mailbox (idempotent). It carries no session CSRF token:
+  // the person may not be signed in (or signed in as someone else), and the link's signed token
+  // is itself the proof. A form posted from another site can only confirm what the holder of the
+  // token (who read the email) could confirm anyway.
+  app.post('/schools/:school/signup/confirm', async (c) => {
+    const req = await openSite(ctx, c);
+    if (req instanceof Response) return req;
+    const form = isFormRequest(c) ? new URLSearchParams(await c.req.text()) : new URLSearchParams();
+    const user = await confirming(form.get('user') ?? '', form.get('token') ?? '');
+    if (!user) return linkNotValid(c, req);
     await markEmailProven(ctx.db, user.id);
+    return c.redirect(`${req.base}/signup/confirmed`, 303);
+  });
+
+  app.get('/schools/:school/signup/confirmed', async (c) => {
+    const req = await openSite(ctx, c);
+    if (req instanceof Response) return req;
     const body = html`<h1>Email confirmed</h1>
-${notice('success', html`Thank you: <strong>${user.email}</strong> is confirmed.`)}
+${notice('success', 'Thank you: your email address is confirmed.')}
 <p><a href="${req.base}/courses">See the courses of ${req.site.name}</a></p>`;
     return sendSitePage(c, req, 200, 'Email confirmed', body);
   });
