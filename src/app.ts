@@ -16,13 +16,16 @@ import { notFoundPage, wantsPage } from './web/landing.ts';
 import { createPagesApp } from './web/pages.ts';
 
 /**
- * Where files are uploaded, so the upload limit applies: the storage API, and the console's
- * files page and curriculum editor (a lecture's video or file is uploaded with its form).
+ * Where files are uploaded, so the upload limit applies: the storage API, the console's files
+ * page, and the curriculum editor's two multipart lecture forms (new lecture, lecture edit: a
+ * lecture's video or file is uploaded with its form). The editor's other forms are url-encoded
+ * and keep the body limit.
  */
 const UPLOAD_PATHS: readonly UploadPath[] = [
   '/api/v1/storage',
   /^\/admin\/[^/]+\/files$/,
-  /^\/admin\/[^/]+\/courses\/[^/]+\/curriculum\/.+$/,
+  /^\/admin\/[^/]+\/courses\/[^/]+\/curriculum\/sections\/[^/]+\/lectures$/,
+  /^\/admin\/[^/]+\/courses\/[^/]+\/curriculum\/lectures\/[^/]+\/edit$/,
 ];
 
 /** Composes the feature sub-apps into the one Lectern app; nothing else happens here. */

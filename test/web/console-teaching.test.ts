@@ -180,7 +180,10 @@ describe('the console pages a lecturer opens: their courses’ curriculum and st
     const page = await res.text();
     assert.match(page, /<h1>Students of Getting Started with TypeScript<\/h1>/);
     assert.match(page, /Sam Student<br><span class="muted">student@example\.com<\/span>/);
-    assert.match(page, /<progress max="100" value="50" aria-label="Progress of Sam Student">50 %<\/progress> 50 %/);
+    assert.match(
+      page,
+      /<progress max="100" value="50" aria-label="Progress of Sam Student">50 %<\/progress> 50 %/,
+    );
     assert.doesNotMatch(page, /usr_|enr_/);
     // The course they do not teach is not there for them; the owner sees it.
     const sql = world.demo.courseIds.sql;

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { ENGINE } from '../support/database.ts';
 import type { Browser } from '../support/oauth-flow.ts';
+import { formFields } from '../support/oauth-flow.ts';
 import { createWorld, type World } from '../support/world.ts';
 import { assertPageHeaders, csrfOf, locationOf, signedIn, submit } from './pages-support.ts';
 
@@ -637,5 +640,322 @@ describe('/admin/<school>/courses/<course>/curriculum: the curriculum editor', (
     assert.equal(res.status, 303);
     assert.equal(locationOf(res), `${editor}?done=lecture-deleted`);
     assert.equal((await curriculum()).find((s) => s.id === section.id)!.lectures.length, 0);
+  });
+
+  /** Someone else's change through the admin API (a PATCH), as another person saving in between. */
+  async function patchAsSomeoneElse(path: string, body: Record<string, unknown>): Promise<void> {
+    const res = await t.request(path, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+  }
+  /** The current ETag of an API resource. */
+  async function etagOf(path: string): Promise<string> {
+    const res = await t.request(path, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 200);
+    const etag = res.headers.get('etag');
+    assert.ok(etag);
+    return etag;
+  }
+  /** The stored files' names, through the admin API. */
+  async function storedNames(): Promise<string[]> {
+    const res = await t.request('/api/v1/storage/files?limit=100', {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(res.status, 200);
+    return ((await res.json()) as { data: { filename: string }[] }).data.map((f) => f.filename);
+  }
+  /** A page's form fields (hidden ones included), by the form's action. */
+  async function fieldsOf(page: string, action: string): Promise<URLSearchParams> {
+    const res = await owner.request(page);
+    assert.equal(res.status, 200);
+    return formFields(await res.text(), action);
+  }
+  /** POSTs a multipart form with the given fields as they are (CSRF token, hidden fields included). */
+  function postMultipart(action: string, fields: URLSearchParams, more: Record<string, string | File>) {
+    const form = new FormData();
+    for (const [k, v] of fields) form.set(k, v);
+    for (const [k, v] of Object.entries(more)) form.set(k, v);
+    return owner.request(action, { method: 'POST', body: form });
+  }
+  const CHANGED =
+    /Someone changed this (lecture|section) since you opened it\. Their version is shown below; your changes are still in the form\. Save again to replace their version with yours\./;
+
+  it('a lecture saved by someone else since the form opened is not overwritten: their version, our values, then a deliberate second save', async () => {
+    const section = await addSection('Two editors');
+    const created = await postLecture(
+      `${editor}/sections/${section.id}/lectures/new?type=text`,
+      `${editor}/sections/${section.id}/lectures`,
+      { title: 'Shared notes', type: 'text', shown: 'text', body: 'The first text' },
+    );
+    assert.equal(created.status, 303);
+    const lecture = (await curriculum()).find((s) => s.id === section.id)!.lectures[0];
+    const form = `${editor}/lectures/${lecture.id}/edit`;
+    const opened = await fieldsOf(form, form);
+    assert.equal(
+      opened.get('_etag'),
+      await etagOf(`/api/v1/lectures/${lecture.id}`),
+      'the form carries the ETag',
+    );
+
+    await patchAsSomeoneElse(`/api/v1/lectures/${lecture.id}`, { title: 'Their notes', body: 'Their text' });
+    const mine = { title: 'My notes', type: 'text', minutes: '4', body: 'My own text' };
+    const lost = await postMultipart(form, opened, mine);
+    assert.equal(lost.status, 409);
+    assertPageHeaders(lost);
+    const page = await lost.text();
+    assert.match(page, CHANGED);
+    const theirs = /<section aria-labelledby="theirs">([\s\S]*?)<\/section>/.exec(page)?.[1] ?? '';
+    assert.match(theirs, /<dt>Title<\/dt><dd>Their notes<\/dd>/);
+    assert.match(theirs, /<dt>Type<\/dt><dd>Text<\/dd>/);
+    assert.match(theirs, /<div class="prose">Their text<\/div>/);
+    assert.match(
+      page,
+      /id="lecture-title" name="title" type="text" maxlength="200" required value="My notes"/,
+    );
+    assert.match(page, /<textarea id="lecture-body" name="body"[^>]*>My own text<\/textarea>/);
+    assert.match(page, /id="lecture-minutes" name="minutes"[^>]*value="4"/);
+    const now = await etagOf(`/api/v1/lectures/${lecture.id}`);
+    const again = formFields(page, form);
+    assert.equal(again.get('_etag'), now, 'the form now carries their version’s ETag');
+    let stored = (await curriculum()).find((s) => s.id === section.id)!.lectures[0];
+    assert.deepEqual([stored.title, stored.body], ['Their notes', 'Their text'], 'theirs was kept');
+
+    // A second Save replaces theirs on purpose.
+    const saved = await postMultipart(form, again, mine);
+    assert.equal(saved.status, 303);
+    stored = (await curriculum()).find((s) => s.id === section.id)!.lectures[0];
+    assert.deepEqual([stored.title, stored.body, stored.duration_seconds], ['My notes', 'My own text', 240]);
+  });
+
+  it('their version of a file or video lecture is said in words; a file chosen for the lost save is not stored', async () => {
+    const section = await addSection('Two editors, files');
+    const created = await postLecture(
+      `${editor}/sections/${section.id}/lectures/new?type=video`,
+      `${editor}/sections/${section.id}/lectures`,
+      { title: 'Clip', type: 'video', shown: 'video', video_url: 'https://videos.example.com/a.mp4' },
+    );
+    assert.equal(created.status, 303);
+    const lecture = (await curriculum()).find((s) => s.id === section.id)!.lectures[0];
+    const form = `${editor}/lectures/${lecture.id}/edit`;
+    const opened = await fieldsOf(form, form);
+    await patchAsSomeoneElse(`/api/v1/lectures/${lecture.id}`, {
+      video_url: 'https://videos.example.com/b.mp4',
+    });
+    const lost = await postMultipart(form, opened, {
+      title: 'Clip',
+      type: 'video',
+      video_url: '',
+      upload: new File([MP4], 'lost-race.mp4', { type: 'video/mp4' }),
+    });
+    assert.equal(lost.status, 409);
+    const page = await lost.text();
+    assert.match(page, CHANGED);
+    assert.match(page, /<dd>Video URL: https:\/\/videos\.example\.com\/b\.mp4<\/dd>/);
+    assert.match(page, /id="lecture-upload-error">Choose the file again: it was not uploaded\.<\/p>/);
+    assert.ok(!(await storedNames()).includes('lost-race.mp4'), 'no orphan file');
+    const stored = (await curriculum()).find((s) => s.id === section.id)!.lectures[0];
+    assert.equal(stored.video_url, 'https://videos.example.com/b.mp4');
+  });
+
+  it('someone saving while the file uploads: the save is refused (409), and the uploaded file is deleted again', async () => {
+    const section = await addSection('Upload race');
+    const created = await postLecture(
+      `${editor}/sections/${section.id}/lectures/new?type=file`,
+      `${editor}/sections/${section.id}/lectures`,
+      { title: 'Slides', type: 'file', shown: 'file', file_id: '' },
+    );
+    assert.equal(created.status, 303);
+    const lecture = (await curriculum()).find((s) => s.id === section.id)!.lectures[0];
+    const form = `${editor}/lectures/${lecture.id}/edit`;
+    const opened = await fieldsOf(form, form);
+    // The other person's save lands exactly while this file is stored (a test-only trigger), so
+    // the form's ETag still matched before the upload and the save's If-Match is what refuses it.
+    const db = t.runtime.db;
+    const change = sql.raw(`update lectures set title = 'Slides, theirs' where id = '${lecture.id}'`);
+    if (ENGINE === 'postgres') {
+      await sql`create function race_upload() returns trigger language plpgsql as $$ begin ${change}; return new; end $$`.execute(
+        db,
+      );
+      await sql`create trigger race_upload after insert on stored_files for each row when (new.filename = 'race.png') execute function race_upload()`.execute(
+        db,
+      );
+    } else {
+      await sql`create trigger race_upload after insert on stored_files when new.filename = 'race.png' begin ${change}; end`.execute(
+        db,
+      );
+    }
+    try {
+      const lost = await postMultipart(form, opened, {
+        title: 'Slides, mine',
+        type: 'file',
+        file_id: '',
+        upload: new File([PNG], 'race.png', { type: 'image/png' }),
+      });
+      assert.equal(lost.status, 409);
+      const page = await lost.text();
+      assert.match(page, CHANGED);
+      assert.match(page, /<dt>Title<\/dt><dd>Slides, theirs<\/dd>/);
+      assert.match(page, /value="Slides, mine"/);
+      assert.match(page, /id="lecture-upload-error">Choose the file again: it was not uploaded\.<\/p>/);
+      assert.equal(formFields(page, form).get('_etag'), await etagOf(`/api/v1/lectures/${lecture.id}`));
+    } finally {
+      await sql`drop trigger race_upload${ENGINE === 'postgres' ? sql` on stored_files` : sql``}`.execute(db);
+      if (ENGINE === 'postgres') await sql`drop function race_upload()`.execute(db);
+    }
+    assert.ok(!(await storedNames()).includes('race.png'), 'the refused save left no file');
+    const stored = (await curriculum()).find((s) => s.id === section.id)!.lectures[0];
+    assert.deepEqual([stored.title, stored.file_id], ['Slides, theirs', null]);
+  });
+
+  it('a section renamed by someone else since the form opened is not overwritten; a second save replaces it', async () => {
+    const section = await addSection('Rename race');
+    const form = `${editor}/sections/${section.id}/rename`;
+    const opened = await fieldsOf(form, form);
+    assert.equal(opened.get('_etag'), await etagOf(`/api/v1/sections/${section.id}`));
+    await patchAsSomeoneElse(`/api/v1/sections/${section.id}`, { title: 'Their name' });
+    opened.set('title', 'My name');
+    const lost = await owner.postForm(form, opened);
+    assert.equal(lost.status, 409);
+    const page = await lost.text();
+    assert.match(page, CHANGED);
+    assert.match(page, /<h2 id="theirs">Their version<\/h2><dl><dt>Title<\/dt><dd>Their name<\/dd><\/dl>/);
+    assert.match(
+      page,
+      /id="section-title" name="title" type="text" maxlength="200" required value="My name"/,
+    );
+    assert.equal((await curriculum()).find((s) => s.id === section.id)?.title, 'Their name');
+    const again = formFields(page, form);
+    assert.equal(again.get('_etag'), await etagOf(`/api/v1/sections/${section.id}`));
+    const saved = await owner.postForm(form, again);
+    assert.equal(saved.status, 303);
+    assert.equal((await curriculum()).find((s) => s.id === section.id)?.title, 'My name');
+  });
+
+  it('a section form sent twice (a double click) adds one section; each page has its own key', async () => {
+    const fields = await fieldsOf(editor, `${editor}/sections`);
+    const key = fields.get('_key');
+    assert.match(key ?? '', /^[0-9a-f-]{36}$/);
+    fields.set('title', 'Clicked twice');
+    const [one, two] = await Promise.all([
+      owner.postForm(`${editor}/sections`, fields),
+      owner.postForm(`${editor}/sections`, fields),
+    ]);
+    assert.deepEqual([one.status, two.status], [303, 303]);
+    assert.equal(titles(await curriculum()).filter((t) => t === 'Clicked twice').length, 1);
+    const next = await fieldsOf(editor, `${editor}/sections`);
+    assert.notEqual(next.get('_key'), key);
+  });
+
+  it('a new lecture form sent twice (a double click) adds one lecture and stores its file once', async () => {
+    const section = await addSection('Double click');
+    const page = `${editor}/sections/${section.id}/lectures/new?type=file`;
+    const action = `${editor}/sections/${section.id}/lectures`;
+    const fields = await fieldsOf(page, action);
+    assert.match(fields.get('_key') ?? '', /^[0-9a-f-]{36}$/);
+    const send = () =>
+      postMultipart(action, fields, {
+        title: 'Handout',
+        type: 'file',
+        file_id: '',
+        upload: new File([PNG], 'twice.png', { type: 'image/png' }),
+      });
+    const one = await send();
+    const two = await send();
+    assert.deepEqual([one.status, two.status], [303, 303]);
+    assert.equal(locationOf(two), locationOf(one), 'the second answer is the first one’s');
+    const lectures = (await curriculum()).find((s) => s.id === section.id)!.lectures;
+    assert.deepEqual(
+      lectures.map((l) => l.title),
+      ['Handout'],
+    );
+    assert.equal((await storedNames()).filter((n) => n === 'twice.png').length, 1);
+    const text = await fieldsOf(`${editor}/sections/${section.id}/lectures/new?type=text`, action);
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => postMultipart(action, text, { title: 'Quick', type: 'text', body: 'x' })),
+    );
+    assert.deepEqual([a.status, b.status], [303, 303]);
+    assert.equal(
+      (await curriculum()).find((s) => s.id === section.id)!.lectures.filter((l) => l.title === 'Quick')
+        .length,
+      1,
+    );
+    // The same form sent again with other values (back, edit, send) adds nothing more: it says so.
+    const reused = await postMultipart(action, text, { title: 'Quick, changed', type: 'text', body: 'y' });
+    assert.equal(reused.status, 422);
+    assert.match(
+      await reused.text(),
+      /The lecture was not saved: this form was already used to add a lecture\. Open a new form to add another\./,
+    );
+    const titlesNow = (await curriculum()).find((s) => s.id === section.id)!.lectures.map((l) => l.title);
+    assert.deepEqual(titlesNow, ['Handout', 'Quick']);
+  });
+
+  it('a section title far over its limit is not echoed back whole: the field holds at most its maximum', async () => {
+    const long = `${'a'.repeat(200)}${'b'.repeat(5000)}`;
+    const res = await submit(owner, editor, `${editor}/sections`, { title: long });
+    assert.equal(res.status, 422);
+    const page = await res.text();
+    assert.match(
+      page,
+      new RegExp(
+        `id="new-section-title" name="title" type="text" maxlength="200" required value="${'a'.repeat(200)}"`,
+      ),
+    );
+    assert.doesNotMatch(page, /b{10}/);
+    assert.match(page, /Shorten the title to at most 200 characters\./);
+    const section = (await curriculum())[0];
+    const form = `${editor}/sections/${section.id}/rename`;
+    const rename = await submit(owner, form, form, { title: long });
+    assert.equal(rename.status, 422);
+    const renamed = await rename.text();
+    assert.match(
+      renamed,
+      new RegExp(
+        `id="section-title" name="title" type="text" maxlength="200" required value="${'a'.repeat(200)}"`,
+      ),
+    );
+    assert.doesNotMatch(renamed, /b{10}/);
+  });
+
+  it('only the lecture forms take uploads: a section form over the body limit is 413, with a way back to the curriculum', async () => {
+    const limit = t.config.bodyLimitBytes;
+    const body = new URLSearchParams({ csrf_token: await csrfOf(owner, editor), title: 'x'.repeat(limit) });
+    const res = await owner.request(`${editor}/sections`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: body.toString(),
+    });
+    assert.equal(res.status, 413);
+    const page = await res.text();
+    assert.match(page, /larger than this server accepts \(1 MB\)/);
+    assert.match(page, new RegExp(`<a href="${editor}">Back to the curriculum</a>`));
+    assert.doesNotMatch(page, /Back to the files/);
+
+    // A lecture form is an upload form: over the body limit but under the upload limit it is read.
+    const section = (await curriculum())[0];
+    const big = await postLecture(
+      `${editor}/sections/${section.id}/lectures/new?type=file`,
+      `${editor}/sections/${section.id}/lectures`,
+      {
+        title: 'Big handout',
+        type: 'file',
+        shown: 'file',
+        file_id: '',
+        upload: new File([PNG, new Uint8Array(limit)], 'big.png', { type: 'image/png' }),
+      },
+    );
+    assert.equal(big.status, 303);
+
+    // Another console page: back to the console home.
+    const other = await owner.request(`/admin/${demo}/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: `x=${'y'.repeat(limit)}`,
+    });
+    assert.equal(other.status, 413);
+    assert.match(await other.text(), new RegExp(`<a href="/admin/${demo}">Back to the admin area</a>`));
   });
 });

@@ -178,6 +178,49 @@ describe('/admin/<school>/files: the school’s files and the upload form', () =
     assert.match(api.headers.get('content-type') ?? '', /application\/problem\+json/);
   });
 
+  it('the 413 page leads back to the page the form was on, in words that fit', async () => {
+    const limit = t.config.uploadLimitBytes;
+    const course = world.demo.courseIds.sql;
+    const curriculum = `/admin/${demo}/courses/${course}/curriculum`;
+    /** A POST declaring a body over the upload limit: refused by the declared length alone. */
+    const tooLarge = (path: string) =>
+      owner.request(path, {
+        method: 'POST',
+        headers: {
+          'content-type': 'multipart/form-data; boundary=x',
+          'content-length': String(limit + 1),
+          accept: 'text/html',
+        },
+        body: '--x--',
+      });
+    const back = async (path: string) => {
+      const res = await tooLarge(path);
+      assert.equal(res.status, 413, path);
+      const page = await res.text();
+      assert.match(page, /<h1>File too large<\/h1>/);
+      return /<p><a href="([^"]*)">([^<]*)<\/a><\/p>\s*$/m
+        .exec(page.slice(page.indexOf('<h1>File too large')))
+        ?.slice(1);
+    };
+    // The lecture forms of the curriculum editor (the upload paths there): back to the editor.
+    assert.deepEqual(await back(`${curriculum}/lectures/lec_01jf3k6m2v8w9x0y1z2a3b4c5d/edit`), [
+      curriculum,
+      'Back to the curriculum',
+    ]);
+    assert.deepEqual(await back(`${curriculum}/sections/sec_01jf3k6m2v8w9x0y1z2a3b4c5d/lectures`), [
+      curriculum,
+      'Back to the curriculum',
+    ]);
+    // Its url-encoded forms too (over the smaller body limit).
+    assert.deepEqual(await back(`${curriculum}/sections`), [curriculum, 'Back to the curriculum']);
+    assert.deepEqual(await back(files), [files, 'Back to the files']);
+    // Any other console page: the console's home.
+    assert.deepEqual(await back(`/admin/${demo}/courses/${course}/edit`), [
+      `/admin/${demo}`,
+      'Back to the admin area',
+    ]);
+  });
+
   it('another school’s operator pages stay closed: a student gets 403', async () => {
     const student = await signedIn(t, 'student@example.com');
     assert.equal((await student.request(files)).status, 403);

@@ -5,6 +5,7 @@
  * lecture is reached through its course: one of another course, another school or none at all
  * is the same 404 page.
  */
+import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { parseInput } from '../../admin/invoke.ts';
 import {
@@ -34,6 +35,7 @@ import {
   curriculumPath,
   deleteLecturePage,
   deleteSectionPage,
+  fitted,
   isLectureType,
   LECTURE_TITLE_MAX,
   type LectureForm,
@@ -46,6 +48,13 @@ import {
   valuesOf,
 } from './curriculum-views.ts';
 import { chosenFile, schoolFiles, uploadRefusal, uploadThroughConsole } from './files-pages.ts';
+
+/** A section or lecture as read, with the ETag a form guards its save with. */
+type Read<T> = T & { readonly etag: string };
+
+/** A create form's one-time key sent again with other values: the form was already used. */
+const REUSED = 'idempotency_key_reused';
+const USED_LECTURE_FORM = 'this form was already used to add a lecture. Open a new form to add another.';
 
 /** Not this course's (or this school's, or anyone's): the one answer for all three. */
 class NotFound extends Error {}
@@ -124,8 +133,12 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const base = '/admin/:school/courses/:course/curriculum';
 
-  const run = (area: Area, name: string, raw: Parameters<typeof runForConsole>[3]) =>
-    runForConsole(ctx, area, name, raw);
+  const run = (
+    area: Area,
+    name: string,
+    raw: Parameters<typeof runForConsole>[3],
+    options?: Parameters<typeof runForConsole>[4],
+  ) => runForConsole(ctx, area, name, raw, options);
 
   async function courseOf(area: Area, courseId: string): Promise<CourseHead> {
     const { body } = await run(area, 'courses.get', { params: { course_id: courseId } });
@@ -136,17 +149,17 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
     const { body } = await run(area, 'curriculum.get', { params: { course_id: courseId } });
     return (body as { sections: ApiSection[] }).sections;
   }
-  async function sectionOf(area: Area, courseId: string, sectionId: string): Promise<ApiSection> {
-    const { body } = await run(area, 'curriculum.get_section', { params: { section_id: sectionId } });
+  async function sectionOf(area: Area, courseId: string, sectionId: string): Promise<Read<ApiSection>> {
+    const { body, etag } = await run(area, 'curriculum.get_section', { params: { section_id: sectionId } });
     const section = body as ApiSection;
     if (section.course_id !== courseId) throw new NotFound();
-    return section;
+    return { ...section, etag: etag ?? '' };
   }
-  async function lectureOf(area: Area, courseId: string, lectureId: string): Promise<ApiLecture> {
-    const { body } = await run(area, 'curriculum.get_lecture', { params: { lecture_id: lectureId } });
+  async function lectureOf(area: Area, courseId: string, lectureId: string): Promise<Read<ApiLecture>> {
+    const { body, etag } = await run(area, 'curriculum.get_lecture', { params: { lecture_id: lectureId } });
     const lecture = body as ApiLecture & { course_id: string };
     if (lecture.course_id !== courseId) throw new NotFound();
-    return lecture;
+    return { ...lecture, etag: etag ?? '' };
   }
 
   type Handler = (c: Context<AppEnv>, area: Area, courseId: string) => Promise<Response>;
@@ -192,7 +205,7 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
       c,
       status,
       `${course.title} · Curriculum`,
-      curriculumPage(area, course, sections, state),
+      curriculumPage(area, course, sections, { ...state, key: state.key ?? randomUUID() }),
     );
   }
 
@@ -205,12 +218,27 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
     `${base}/sections`,
     change(async (c, area, courseId, f) => {
       const title = f.get('title') ?? '';
+      // The form's one-time key: a double click (or a resent form) adds the section once.
+      const key = f.get('_key') || randomUUID();
       try {
-        await run(area, 'curriculum.create_section', { params: { course_id: courseId }, body: { title } });
+        await run(
+          area,
+          'curriculum.create_section',
+          { params: { course_id: courseId }, body: { title } },
+          { idempotencyKey: key },
+        );
       } catch (err) {
         if (!(err instanceof ProblemError) || err.status !== 422 || isMissing(err)) throw err;
+        if (err.code === REUSED) {
+          const error = 'This form was already used to add a section. Use the form below to add another.';
+          return editor(c, area, courseId, 422, { error });
+        }
         const newTitleError = titleWords(title, SECTION_TITLE_MAX);
-        return editor(c, area, courseId, 422, { newTitle: title, newTitleError });
+        return editor(c, area, courseId, 422, {
+          newTitle: fitted(title, SECTION_TITLE_MAX),
+          newTitleError,
+          key,
+        });
       }
       return done(c, area, courseId, 'section-added');
     }),
@@ -221,7 +249,12 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
     coursePage(async (c, area, courseId) => {
       const course = await courseOf(area, courseId);
       const section = await sectionOf(area, courseId, c.req.param('section') ?? '');
-      return sendAreaPage(c, 200, 'Rename section', renameSectionPage(area, course, section, section.title));
+      return sendAreaPage(
+        c,
+        200,
+        'Rename section',
+        renameSectionPage(area, course, section, section.title, { etag: section.etag }),
+      );
     }),
   );
 
@@ -230,13 +263,32 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
     change(async (c, area, courseId, f) => {
       const section = await sectionOf(area, courseId, c.req.param('section') ?? '');
       const title = f.get('title') ?? '';
+      // The version the form was opened with: a save over someone else's is refused (412).
+      const etag = f.get('_etag') ?? '';
       try {
-        await run(area, 'curriculum.update_section', { params: { section_id: section.id }, body: { title } });
+        await run(
+          area,
+          'curriculum.update_section',
+          { params: { section_id: section.id }, body: { title } },
+          { ifMatch: etag || undefined },
+        );
       } catch (err) {
-        if (!(err instanceof ProblemError) || err.status !== 422 || isMissing(err)) throw err;
+        if (!(err instanceof ProblemError) || isMissing(err)) throw err;
         const course = await courseOf(area, courseId);
+        const value = fitted(title, SECTION_TITLE_MAX);
+        // Someone renamed it in between: their title above, ours in the form with their ETag,
+        // so a second Save replaces theirs on purpose.
+        if (err.status === 412) {
+          const page = renameSectionPage(area, course, section, value, {
+            etag: section.etag,
+            theirs: section,
+          });
+          return sendAreaPage(c, 409, 'Rename section', page);
+        }
+        if (err.status !== 422) throw err;
         const error = titleWords(title, SECTION_TITLE_MAX);
-        return sendAreaPage(c, 422, 'Rename section', renameSectionPage(area, course, section, title, error));
+        const page = renameSectionPage(area, course, section, value, { error, etag });
+        return sendAreaPage(c, 422, 'Rename section', page);
       }
       return done(c, area, courseId, 'section-renamed');
     }),
@@ -322,25 +374,49 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
       if (!isLectureType(type)) {
         return sendAreaPage(c, 200, 'New lecture', chooseTypePage(area, course, section));
       }
-      return lectureForm(c, area, 200, { course, section, values: blank(type), errors: {} });
+      return lectureForm(c, area, 200, {
+        course,
+        section,
+        values: blank(type),
+        errors: {},
+        key: randomUUID(),
+      });
     }),
   );
+
+  /** Deletes a file this request uploaded for a lecture that was then refused (no orphan file). */
+  async function discard(area: Area, fileId: string): Promise<void> {
+    try {
+      await run(area, 'storage.delete', { params: { file_id: fileId } });
+    } catch (err) {
+      // Already gone, or a role that may upload but not delete (a lecturer): nothing more to do.
+      if (!(err instanceof ProblemError)) throw err;
+    }
+  }
 
   /**
    * Saves a lecture form: the fields and the content of the type the form showed (`shown`),
    * checked by the operation's own schemas (and the quiz rule) before a file is uploaded, so a
-   * refused form stores nothing. Returns the saved lecture, or the form again with its errors.
+   * refused form stores nothing; a file uploaded for a save that is then refused is deleted again.
+   * A new lecture is created under the form's one-time key (`_key`: a double click adds one); an
+   * edit is saved over the version the form was opened with (`_etag`), and a save over someone
+   * else's is the form again (409) with their version, this person's values and the current ETag.
+   * Returns the saved lecture, or the form again with its errors.
    */
   async function saveLecture(
     c: Context<AppEnv>,
     area: Area,
     course: CourseHead,
     section: ApiSection,
-    lecture: ApiLecture | undefined,
+    lecture: Read<ApiLecture> | undefined,
   ): Promise<Response> {
     const form = await readMultipartForm(ctx, c, area.viewer);
     if (form instanceof Response) return form;
-    const shown: LectureType = lecture?.type ?? (isLectureType(form.shown) ? form.shown : 'text');
+    const etag = text(form, '_etag');
+    let key = text(form, '_key') || randomUUID();
+    // An edit opened with an ETag keeps the type its form showed, so a lost race keeps what was typed.
+    const formShown = isLectureType(form.shown) ? form.shown : undefined;
+    const shown: LectureType = (lecture && !(etag && formShown) ? lecture.type : formShown) ?? 'text';
     const type = text(form, 'type');
     const values: LectureValues = {
       title: text(form, 'title'),
@@ -366,6 +442,7 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
     const name = lecture ? 'curriculum.update_lecture' : 'curriculum.create_lecture';
     const params: Record<string, string> = lecture ? { lecture_id: lecture.id } : { section_id: section.id };
     const upload = shown === 'video' || shown === 'file' ? chosenFile(form.upload) : undefined;
+    const notUploaded = { upload: 'Choose the file again: it was not uploaded.' };
 
     const errors: Record<string, string> = {};
     for (const issue of quizIssues(values.questions)) {
@@ -380,23 +457,46 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
         errors[field] ??= words;
       }
     }
-    const again = (status: number, more: Record<string, string> = {}) => {
+    const again = (
+      status: number,
+      more: Record<string, string> = {},
+      race: { theirs: ApiLecture; etag: string } | undefined = undefined,
+    ) => {
       const all: Record<string, string> = { ...errors, ...more };
       // A quiz's body is its questions: a refused body is said above them.
       if (shown === 'quiz' && all.body) {
         delete all.body;
         all.quiz = 'The quiz is too long: shorten or remove some questions.';
       }
-      return lectureForm(c, area, status, { course, section, lecture, values, errors: all });
+      const shownValues = { ...values, title: fitted(values.title, LECTURE_TITLE_MAX) };
+      return lectureForm(c, area, status, {
+        course,
+        section,
+        lecture,
+        values: shownValues,
+        errors: all,
+        etag: race?.etag ?? etag,
+        key,
+        theirs: race?.theirs,
+      });
     };
-    if (Object.keys(errors).length > 0) {
-      return again(422, upload ? { upload: 'Choose the file again: it was not uploaded.' } : {});
+    if (Object.keys(errors).length > 0) return again(422, upload ? notUploaded : {});
+    // Already changed since the form was opened (the lecture read above is the current one):
+    // said before anything is uploaded. The save's If-Match still guards what happens meanwhile.
+    if (lecture && etag && etag !== lecture.etag) {
+      return again(409, upload ? notUploaded : {}, { theirs: lecture, etag: lecture.etag });
     }
+    let uploaded: string | undefined;
     if (upload) {
       try {
-        body.file_id = await uploadThroughConsole(ctx, area, upload);
+        // A new lecture's file under the form's key too: the same form sent twice stores it once.
+        uploaded = await uploadThroughConsole(ctx, area, upload, {
+          idempotencyKey: lecture ? undefined : `${key}:upload`,
+        });
+        body.file_id = uploaded;
       } catch (err) {
         if (!(err instanceof ProblemError)) throw err;
+        if (err.code === REUSED) return again(422, { '': USED_LECTURE_FORM });
         const reason = uploadRefusal(err, ctx.config.uploadLimitBytes, area.school.locale);
         if (!reason) throw err;
         return again(err.status === 413 ? 413 : 422, { upload: reason });
@@ -404,10 +504,26 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
     }
     let saved: ApiLecture;
     try {
-      saved = (await run(area, name, { params, body })).body as ApiLecture;
+      const options = lecture ? { ifMatch: etag || undefined } : { idempotencyKey: key };
+      saved = (await run(area, name, { params, body }, options)).body as ApiLecture;
     } catch (err) {
-      if (!(err instanceof ProblemError) || err.status !== 422 || isMissing(err)) throw err;
-      const more: Record<string, string> = {};
+      const keyed =
+        err instanceof ProblemError && (err.code === REUSED || err.code === 'idempotency_key_in_progress');
+      // The refused save leaves no file behind. Not when the form's key was already in use: the
+      // file may then be the first request's own.
+      if (uploaded && !keyed) {
+        await discard(area, uploaded);
+        // That key's upload is gone: the form comes back as a new one.
+        if (!lecture) key = randomUUID();
+      }
+      if (!(err instanceof ProblemError) || isMissing(err)) throw err;
+      const more: Record<string, string> = upload ? { ...notUploaded } : {};
+      if (err.status === 412 && lecture) {
+        const current = await lectureOf(area, course.id, lecture.id);
+        return again(409, more, { theirs: current, etag: current.etag });
+      }
+      if (err.status !== 422) throw err;
+      if (err.code === REUSED) return again(422, { '': USED_LECTURE_FORM });
       for (const e of err.errors ?? []) {
         const [field, words] = lectureFieldWords(e.field, e.message, values.title);
         more[field] ??= words;
@@ -443,6 +559,7 @@ export function createCurriculumPagesApp(ctx: AppContext): Hono<AppEnv> {
         lecture,
         values: valuesOf(lecture, questions),
         errors: {},
+        etag: lecture.etag,
         retyped: c.req.query('retyped') === '1',
       });
     }),

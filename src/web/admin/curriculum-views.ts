@@ -53,6 +53,35 @@ const LECTURE_TYPE_WORDS: Readonly<Record<LectureType, string>> = {
 export const SECTION_TITLE_MAX = SectionCreate.shape.title.maxLength ?? 200;
 export const LECTURE_TITLE_MAX = LectureCreate.shape.title.maxLength ?? 200;
 
+/**
+ * A refused value as a field can hold it: at most `max` characters (a title far over its limit
+ * is not echoed back whole), never ending in half a character.
+ */
+export function fitted(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const cut = value.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/**
+ * Above a form whose save lost a race: someone saved in between, so their version (`theirs`, read
+ * only) is shown above the form, which keeps what this person typed and carries the current ETag,
+ * so a second Save replaces theirs on purpose. The console's generated edit pages say the same.
+ */
+function conflictBlock(noun: string, theirs: Html): Html {
+  return html`${notice(
+    'warning',
+    `Someone changed this ${noun} since you opened it. Their version is shown below; your changes are still in the form. Save again to replace their version with yours.`,
+  )}<section aria-labelledby="theirs"><h2 id="theirs">Their version</h2>${theirs}</section>
+<h2>Your version</h2>`;
+}
+
+/** The hidden fields of guarded forms: the ETag an edit form was opened with, a create form's one-time key. */
+const etagField = (etag: string | undefined) =>
+  etag ? html`<input type="hidden" name="_etag" value="${etag}">` : '';
+const keyField = (key: string | undefined) =>
+  key ? html`<input type="hidden" name="_key" value="${key}">` : '';
+
 export const isLectureType = (v: unknown): v is LectureType =>
   typeof v === 'string' && Object.hasOwn(LECTURE_TYPE_WORDS, v);
 
@@ -146,6 +175,8 @@ export interface CurriculumState {
   /** The add-section form's value and error, when it was refused. */
   readonly newTitle?: string;
   readonly newTitleError?: string;
+  /** The add-section form's one-time key (a double click adds one section). */
+  readonly key?: string;
 }
 
 /** The curriculum editor: the course's sections and lectures in order, and the add-section form. */
@@ -167,7 +198,7 @@ ${sections.length === 0 ? html`<p>This course has no sections yet. Add the first
 ${sections.map((s, i) => sectionBlock(area, course.id, s, i === 0, i === sections.length - 1))}
 <h2 id="add-section">Add a section</h2>
 <form method="post" action="${curriculumPath(area, course.id, '/sections')}" novalidate>
-${csrfField(area.viewer)}
+${csrfField(area.viewer)}${keyField(state.key)}
 <label for="new-section-title">Title</label>
 <input id="new-section-title" name="title" type="text" maxlength="${SECTION_TITLE_MAX}" required value="${state.newTitle ?? ''}"${titleError.attrs}>
 ${titleError.line}
@@ -181,14 +212,16 @@ export function renameSectionPage(
   course: CourseHead,
   section: ApiSection,
   value: string,
-  error?: string,
+  options: { error?: string; etag?: string; theirs?: ApiSection } = {},
 ): Html {
-  const err = fieldError('section-title', error);
+  const err = fieldError('section-title', options.error);
+  const theirs = options.theirs;
   return html`${areaNav(area, 'courses')}
 <p><a href="${curriculumPath(area, course.id)}">Back to the curriculum of ${course.title}</a></p>
 <h1>Rename section “${section.title}”</h1>
+${theirs ? conflictBlock('section', html`<dl><dt>Title</dt><dd>${theirs.title}</dd></dl>`) : ''}
 <form method="post" action="${sectionPath(area, course.id, section.id, '/rename')}" novalidate>
-${csrfField(area.viewer)}
+${csrfField(area.viewer)}${etagField(options.etag)}
 <label for="section-title">Title</label>
 <input id="section-title" name="title" type="text" maxlength="${SECTION_TITLE_MAX}" required value="${value}"${err.attrs}>
 ${err.line}
@@ -281,6 +314,12 @@ export interface LectureForm {
   readonly files: readonly ApiFile[];
   readonly retyped?: boolean;
   readonly saved?: boolean;
+  /** An edit form's ETag: the version it was opened with (or, after a lost race, the current one). */
+  readonly etag?: string;
+  /** A new lecture form's one-time key (a double click adds one lecture). */
+  readonly key?: string;
+  /** After a lost race: the version someone else saved, shown read-only above the form. */
+  readonly theirs?: ApiLecture;
 }
 
 /** Rows of questions shown: the quiz's own and two empty ones to add more. */
@@ -376,6 +415,33 @@ ${upload.line}
   }
 }
 
+/** A lecture's content in words: its text, its file (by name) or its video's address. */
+function contentWords(l: ApiLecture, files: readonly ApiFile[]): Html {
+  const file = (id: string) => files.find((f) => f.id === id)?.filename ?? 'an uploaded file';
+  switch (l.type) {
+    case 'text':
+    case 'quiz':
+      return l.body ? html`<div class="prose">${l.body}</div>` : html`<span class="muted">No text</span>`;
+    case 'video':
+      if (l.file_id) return html`Uploaded video: ${file(l.file_id)}`;
+      return l.video_url ? html`Video URL: ${l.video_url}` : html`<span class="muted">No video</span>`;
+    case 'file':
+      return l.file_id ? html`File: ${file(l.file_id)}` : html`<span class="muted">No file</span>`;
+  }
+}
+
+/** Someone else's saved version of a lecture, read-only. */
+function theirLecture(l: ApiLecture, files: readonly ApiFile[]): Html {
+  const facts = [durationWords(l.duration_seconds), l.is_free_preview ? 'Free preview' : ''].filter(
+    (f) => f !== '',
+  );
+  return html`<dl>
+<dt>Title</dt><dd>${l.title}</dd>
+<dt>Type</dt><dd>${LECTURE_TYPE_WORDS[l.type]}${facts.length > 0 ? ` · ${facts.join(' · ')}` : ''}</dd>
+<dt>${l.type === 'quiz' ? 'Questions' : 'Content'}</dt><dd>${contentWords(l, files)}</dd>
+</dl>`;
+}
+
 /** The form of a new or existing lecture: its fields, and its content by type. */
 export function lecturePage(area: Area, form: LectureForm): Html {
   const { course, section, lecture, values, errors } = form;
@@ -390,9 +456,10 @@ export function lecturePage(area: Area, form: LectureForm): Html {
 <p><a href="${curriculumPath(area, course.id)}">Back to the curriculum of ${course.title}</a></p>
 <h1>${lecture ? html`Edit lecture “${lecture.title}”` : html`New ${LECTURE_TYPE_WORDS[values.type].toLowerCase()} lecture in “${section.title}”`}</h1>
 ${form.retyped ? notice('warning', RETYPED) : ''}${form.saved ? notice('success', 'The lecture was saved.') : ''}
-${count > 0 ? notice('error', `The lecture was not saved: ${count === 1 ? 'one field needs' : `${count} fields need`} a change (marked below).`) : ''}
+${count > 0 ? notice('error', count === 1 && errors[''] ? `The lecture was not saved: ${errors['']}` : `The lecture was not saved: ${count === 1 ? 'one field needs' : `${count} fields need`} a change (marked below).`) : ''}
+${form.theirs ? conflictBlock('lecture', theirLecture(form.theirs, form.files)) : ''}
 <form method="post" action="${action}" enctype="multipart/form-data" novalidate>
-${csrfField(area.viewer)}<input type="hidden" name="shown" value="${values.type}">
+${csrfField(area.viewer)}${lecture ? etagField(form.etag) : keyField(form.key)}<input type="hidden" name="shown" value="${values.type}">
 <label for="lecture-title">Title</label>
 <input id="lecture-title" name="title" type="text" maxlength="${LECTURE_TITLE_MAX}" required value="${values.title}"${title.attrs}>
 ${title.line}

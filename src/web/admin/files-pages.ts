@@ -66,25 +66,51 @@ export function chosenFile(value: string | File | undefined): File | undefined {
   return value instanceof File && (value.size > 0 || value.name !== '') ? value : undefined;
 }
 
-/** Stores an uploaded file through the storage operation; its id. */
-export async function uploadThroughConsole(ctx: AppContext, area: Area, file: File): Promise<string> {
+/**
+ * Stores an uploaded file through the storage operation; its id. With `idempotencyKey` (a create
+ * form's one-time key) the same form sent twice with the same file stores it once.
+ */
+export async function uploadThroughConsole(
+  ctx: AppContext,
+  area: Area,
+  file: File,
+  options: { idempotencyKey?: string } = {},
+): Promise<string> {
   const raw = {
     bytes: new Uint8Array(await file.arrayBuffer()),
     contentType: file.type,
     filename: file.name,
   };
-  const { body } = await runForConsole(ctx, area, 'storage.upload', { query: {}, raw });
+  const { body } = await runForConsole(ctx, area, 'storage.upload', { query: {}, raw }, options);
   return (body as ApiFile).id;
 }
 
 /**
+ * Where the 413 page leads back to: the page the form was on (a course's curriculum editor, the
+ * files page), else the school's console home. The path's segments are taken as they came.
+ */
+function tooLargeBack(path: string): { href: string; label: string } {
+  const curriculum = /^\/admin\/([^/]+)\/courses\/([^/]+)\/curriculum(?:\/|$)/.exec(path);
+  if (curriculum) {
+    return {
+      href: `/admin/${curriculum[1]}/courses/${curriculum[2]}/curriculum`,
+      label: 'Back to the curriculum',
+    };
+  }
+  const school = /^\/admin\/([^/]+)(?:\/|$)/.exec(path)?.[1];
+  if (!school) return { href: '/admin', label: 'Back to the admin area' };
+  if (/^\/admin\/[^/]+\/files\/?$/.test(path))
+    return { href: `/admin/${school}/files`, label: 'Back to the files' };
+  return { href: `/admin/${school}`, label: 'Back to the admin area' };
+}
+
+/**
  * The page a browser gets for a body over the server's limit (the body limit refuses it before
- * any route runs), saying what to do instead.
+ * any route runs), saying what to do instead, and a way back to the page the form was on.
  */
 export function tooLargePage(c: Context, limitBytes: number): Promise<Response> {
-  const school = /^\/admin\/([^/]+)\//.exec(c.req.path)?.[1];
-  const back = school ? `/admin/${school}/files` : '/admin';
-  return sendPage(c, 413, 'File too large', tooLargeBody(limitBytes, 'en', back), { formAction: ["'self'"] });
+  const body = tooLargeBody(limitBytes, 'en', tooLargeBack(c.req.path));
+  return sendPage(c, 413, 'File too large', body, { formAction: ["'self'"] });
 }
 
 /** The files pages, mounted by one line in pages.ts. */

@@ -108,10 +108,14 @@ ${
 }
 
 /** The page for an upload larger than the server accepts, with what to do instead. */
-export function tooLargeBody(limitBytes: number, locale: string, back: string): Html {
+export function tooLargeBody(
+  limitBytes: number,
+  locale: string,
+  back: { readonly href: string; readonly label: string },
+): Html {
   return html`<h1>File too large</h1>
 ${notice('error', `This file is larger than this server accepts (${sizeWords(limitBytes, locale)}).`)}
 <p>Make the file smaller (a shorter or lower-resolution video, a compressed PDF) and upload it again,
 or ask the people who run this Lectern server to raise its upload limit.</p>
-<p><a href="${back}">Back to the files</a></p>`;
+<p><a href="${back.href}">${back.label}</a></p>`;
 }
