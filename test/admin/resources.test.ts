@@ -169,6 +169,34 @@ describe('admin API: resource rules', () => {
     });
     assert.equal(badBlock.status, 422);
     assert.match(fields(badBlock)[0], /^body\.blocks\.0/);
+    // A block names this school's courses and files only: another school's are refused like
+    // unknown ones, on create and on update.
+    const other = await schoolFixture(t, 'Elsewhere');
+    const theirs = await api(t, await other.token())('POST', '/api/v1/courses', {
+      title: 'Theirs',
+      slug: 'theirs',
+    });
+    assert.equal(theirs.status, 201);
+    const foreign = [
+      { type: 'course_list', course_ids: [w.course_id, theirs.body.id] },
+      { type: 'image', file_id: 'fil_nowhere', alt: 'x' },
+    ];
+    const refused = await call('POST', '/api/v1/pages', {
+      slug: 'foreign',
+      title: 'Foreign',
+      blocks: foreign,
+    });
+    assert.equal(refused.status, 422);
+    assert.deepEqual(fields(refused), ['body.blocks.0.course_ids.1', 'body.blocks.1.file_id']);
+    const own = await call('POST', '/api/v1/pages', {
+      slug: 'own-list',
+      title: 'Own',
+      blocks: [{ type: 'course_list', course_ids: [w.course_id] }],
+    });
+    assert.equal(own.status, 201);
+    const patched = await call('PATCH', `/api/v1/pages/${own.body.id}`, { blocks: foreign.slice(0, 1) });
+    assert.equal(patched.status, 422);
+    assert.deepEqual(fields(patched), ['body.blocks.0.course_ids.1']);
     const dupPost = await call('POST', '/api/v1/posts', { slug: 'post-w', title: 'Dup' });
     assert.equal(dupPost.body.code, 'slug_taken');
     const post = await call('POST', '/api/v1/posts', { slug: 'fresh', title: 'Fresh', status: 'published' });

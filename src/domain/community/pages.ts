@@ -68,6 +68,54 @@ function toPage(r: PagesTable): SitePage {
 }
 
 // The stored size is a rule over the whole list as text, so it is checked on the text.
+/**
+ * The courses and files a page's blocks name must be this school's (a course list's courses, a
+ * hero's or an image's file), as a coupon's products or a plan's courses must: another school's
+ * id is refused like an unknown one, naming the block and the place in it.
+ */
+async function checkBlockReferences(tx: Db | Tx, schoolId: string, blocks: readonly Block[]): Promise<void> {
+  const ids = (value: unknown): string[] =>
+    Array.isArray(value)
+      ? value.filter((v): v is string => typeof v === 'string')
+      : typeof value === 'string'
+        ? [value]
+        : [];
+  const courses = new Set(blocks.flatMap((b) => (b.type === 'course_list' ? ids(b.course_ids) : [])));
+  const files = new Set(blocks.flatMap((b) => [...ids(b.file_id), ...ids(b.image_file_id)]));
+  const known = async (table: 'courses' | 'stored_files', wanted: Set<string>) =>
+    wanted.size === 0
+      ? new Set<string>()
+      : new Set(
+          (
+            await tx
+              .selectFrom(table)
+              .select('id')
+              .where('school_id', '=', schoolId)
+              .where('id', 'in', [...wanted])
+              .execute()
+          ).map((r) => r.id),
+        );
+  const [knownCourses, knownFiles] = await Promise.all([
+    known('courses', courses),
+    known('stored_files', files),
+  ]);
+  const errors: { field: string; message: string }[] = [];
+  blocks.forEach((b, i) => {
+    if (b.type === 'course_list') {
+      ids(b.course_ids).forEach((id, j) => {
+        if (!knownCourses.has(id))
+          errors.push({ field: `blocks.${i}.course_ids.${j}`, message: 'names no course of this school' });
+      });
+    }
+    for (const key of ['file_id', 'image_file_id']) {
+      if (ids(b[key]).some((id) => !knownFiles.has(id))) {
+        errors.push({ field: `blocks.${i}.${key}`, message: 'names no file of this school' });
+      }
+    }
+  });
+  if (errors.length > 0) throw problems.validation(errors);
+}
+
 function blocksText(blocks: readonly Block[]): string {
   const json = JSON.stringify(blocks);
   if (json.length > 500_000)
@@ -90,6 +138,7 @@ export async function createSitePage(db: Db | Tx, schoolId: string, input: SiteP
     updated_at: now,
   };
   return withTransaction(db, async (tx) => {
+    await checkBlockReferences(tx, schoolId, v.blocks ?? []);
     const dup = await tx
       .selectFrom('pages')
       .select('id')
@@ -149,6 +198,7 @@ export async function updateSitePage(
   };
   return withTransaction(db, async (tx) => {
     const current = await getSitePage(tx, schoolId, id);
+    if (patch.blocks) await checkBlockReferences(tx, schoolId, patch.blocks);
     if (set.slug && set.slug !== current.slug) {
       const dup = await tx
         .selectFrom('pages')
