@@ -133,6 +133,28 @@ export function createLearnPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const base = '/schools/:subdomain/learn';
 
+  /**
+   * Completes a lecture for its student through the one progress rule (Mark complete, a passed
+   * quiz); the place in a video stays where it was saved. The refusal page, or undefined.
+   */
+  async function complete(
+    c: Context,
+    learner: Learner,
+    access: Extract<CourseAccess, { kind: 'enrolled' }>,
+    lectureId: string,
+  ): Promise<Response | undefined> {
+    try {
+      await recordMemberLectureProgress(ctx.db, learner.scope, {
+        lectureId,
+        positionSeconds: access.progress.get(lectureId)?.positionSeconds ?? 0,
+        completed: true,
+      });
+      return undefined;
+    } catch (err) {
+      return progressRefused(c, learner, err);
+    }
+  }
+
   app.get(PLAYER_SCRIPT_PATH, (c) =>
     c.body(PLAYER_SCRIPT, 200, {
       'Content-Type': 'text/javascript; charset=utf-8',
@@ -234,16 +256,8 @@ export function createLearnPagesApp(ctx: AppContext): Hono<AppEnv> {
           ],
         );
       }
-      try {
-        await recordMemberLectureProgress(ctx.db, learner.scope, {
-          lectureId: lecture.id,
-          // Completing keeps the place in a video: the position stays where it was saved.
-          positionSeconds: access.progress.get(lecture.id)?.positionSeconds ?? 0,
-          completed: true,
-        });
-      } catch (err) {
-        return progressRefused(c, learner, err);
-      }
+      const refused = await complete(c, learner, access, lecture.id);
+      if (refused) return refused;
       const all = lecturesOf(access.sections);
       const next = all[all.findIndex((l) => l.id === lecture.id) + 1];
       return next
@@ -264,15 +278,8 @@ export function createLearnPagesApp(ctx: AppContext): Hono<AppEnv> {
       const answers = answersOf(form);
       const grade = gradeQuiz(lecture.body, answers);
       if (grade.passed && access.kind === 'enrolled') {
-        try {
-          await recordMemberLectureProgress(ctx.db, learner.scope, {
-            lectureId: lecture.id,
-            positionSeconds: access.progress.get(lecture.id)?.positionSeconds ?? 0,
-            completed: true,
-          });
-        } catch (err) {
-          return progressRefused(c, learner, err);
-        }
+        const refused = await complete(c, learner, access, lecture.id);
+        if (refused) return refused;
       }
       // The answers go into the address of the page that shows the grade (a GET, so a refresh
       // only grades again); they are choices, not secrets.
