@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { CONSOLE_GROUPS } from '../../src/web/admin/console/registry.ts';
-import { checkPage, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { checkPage, chromiumSkip, launchChromium, signInOnPage } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld, type World } from '../support/world.ts';
 
@@ -27,12 +27,7 @@ describe('every generated console group in Chromium', () => {
     browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
     await page.goto(`${live.baseUrl}/login`);
-    await page.getByLabel('Email').fill('owner@example.com');
-    await page.getByLabel('Password').fill(world.password);
-    await Promise.all([
-      page.waitForURL((u) => u.pathname !== '/login'),
-      page.getByRole('button', { name: /sign in/i }).click(),
-    ]);
+    await signInOnPage(page, 'owner@example.com', world.password);
   });
 
   after(async () => {

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { api } from '../admin/api.ts';
 import type { TestApp } from '../support/app.ts';
-import { checkPage, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { checkPage, chromiumSkip, launchChromium, signInOnPage } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld, type World } from '../support/world.ts';
 
@@ -41,12 +41,7 @@ describe('the console’s generated pages in Chromium', () => {
   async function signIn(): Promise<Page> {
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${base}/admin`);
-    await page.getByLabel('Email').fill('owner@example.com');
-    await page.getByLabel('Password').fill(world.password);
-    await Promise.all([
-      page.waitForURL((u) => u.pathname !== '/login'),
-      page.getByRole('button', { name: /sign in/i }).click(),
-    ]);
+    await signInOnPage(page, 'owner@example.com', world.password);
     return page;
   }
 

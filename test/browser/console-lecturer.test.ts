@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../support/app.ts';
-import { checkPage, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { checkPage, chromiumSkip, launchChromium, signInOnPage } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld, type World } from '../support/world.ts';
 
@@ -47,12 +47,12 @@ describe('a lecturer in the console, in Chromium', () => {
   it('lands on their courses and reads the progress of their students', { skip }, async () => {
     const demo = world.demo.schoolId;
     await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill('lecturer@example.com');
-    await page.getByLabel('Password').fill(world.password);
-    await Promise.all([
-      page.waitForURL((u) => u.pathname === `/admin/${demo}/courses`),
-      page.getByRole('button', { name: /sign in/i }).click(),
-    ]);
+    await signInOnPage(
+      page,
+      'lecturer@example.com',
+      world.password,
+      (u) => u.pathname === `/admin/${demo}/courses`,
+    );
     const course = world.demo.courseIds.typescript;
     await page.goto(`${base}/admin/${world.demo.schoolId}/courses/${course}`);
     await page.getByRole('link', { name: 'Students and progress' }).click();

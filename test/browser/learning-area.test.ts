@@ -15,7 +15,7 @@ import { recordLectureProgress, setEnrollmentExpiry } from '../../src/domain/lea
 import { storeFile } from '../../src/domain/school/storage.ts';
 import { gql } from '../account/graphql.ts';
 import type { TestApp } from '../support/app.ts';
-import { checkPage, chromiumSkip, launchChromium, SCREENSHOTS } from '../support/chromium.ts';
+import { checkPage, chromiumSkip, launchChromium, SCREENSHOTS, signInOnPage } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld, type World } from '../support/world.ts';
 
@@ -91,12 +91,12 @@ describe('learning area in Chromium', () => {
 
   it('the student signs in and lands in My courses: TypeScript at 50 %', { skip }, async () => {
     await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill('student@example.com');
-    await page.getByLabel('Password').fill(world.password);
-    await Promise.all([
-      page.waitForURL((u) => u.pathname === '/schools/demo/learn'),
-      page.getByRole('button', { name: 'Sign in' }).click(),
-    ]);
+    await signInOnPage(
+      page,
+      'student@example.com',
+      world.password,
+      (u) => u.pathname === '/schools/demo/learn',
+    );
     assert.equal(await page.locator('h1').textContent(), 'My courses');
     const card = page.locator('ul.cards > li', { hasText: 'Getting Started with TypeScript' });
     assert.match((await card.textContent()) ?? '', /50 % complete/);

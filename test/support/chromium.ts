@@ -88,3 +88,18 @@ export async function checkPage(page: Page, prefix: string, name: string): Promi
     await page.setViewportSize(original);
   }
 }
+
+/**
+ * Signs in on the sign-in page `page` shows, as a person does: the email, the password, "Sign in";
+ * resolves once the browser has left `/login` (or reached where `lands` says).
+ */
+export async function signInOnPage(
+  page: Page,
+  email: string,
+  password: string,
+  lands: (url: URL) => boolean = (url) => url.pathname !== '/login',
+): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([page.waitForURL(lands), page.getByRole('button', { name: 'Sign in' }).click()]);
+}
