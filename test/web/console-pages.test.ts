@@ -40,6 +40,27 @@ describe('the console’s generated pages (catalogue → pages)', () => {
     return (res.body.data as { id: string; title: string }[]).filter((c) => c.title === title);
   };
 
+  it('an enrollment’s page shows its progress lecture by lecture, by the lectures’ titles', async () => {
+    const enrollments = await call(
+      'GET',
+      `/api/v1/enrollments?course_id=${world.demo.courseIds.typescript}&email=student@example.com`,
+    );
+    const enrollment = enrollments.body.data[0] as { id: string };
+    const res = await owner.request(`/admin/${demo}/students/${enrollment.id}`);
+    assert.equal(res.status, 200);
+    const page = await res.text();
+    assert.match(page, /<h2>Progress by lecture<\/h2>/);
+    assert.match(page, /<td data-label="Lecture">Welcome and setup<\/td><td data-label="Progress">Done, /);
+    assert.match(
+      page,
+      /<td data-label="Lecture">Generics<\/td><td data-label="Progress">Stopped at 1:35<\/td>/,
+    );
+    assert.match(
+      page,
+      /<td data-label="Lecture">Cheat sheet \(PDF\)<\/td><td data-label="Progress">Not started<\/td>/,
+    );
+  });
+
   describe('lists', () => {
     it('pages with "Next page" and back to the first page, keeping the filters', async () => {
       for (let i = 0; i < 23; i++) {

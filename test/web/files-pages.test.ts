@@ -86,7 +86,7 @@ describe('/admin/<school>/files: the school’s files and the upload form', () =
     }).format(new Date(file.created_at));
     assert.ok(
       page.includes(
-        `<tr>\n<td>logo.png</td>\n<td>PNG image</td>\n<td>16 bytes</td>\n<td><time datetime="${file.created_at}">${when}</time></td>\n</tr>`,
+        `<tr>\n<td>logo.png</td>\n<td>PNG image</td>\n<td>16 bytes</td>\n<td><time datetime="${file.created_at}">${when}</time></td>\n<td><a href="${files}/${file.id}/download">Download`,
       ),
       'the row in words',
     );
@@ -219,6 +219,53 @@ describe('/admin/<school>/files: the school’s files and the upload form', () =
       `/admin/${demo}`,
       'Back to the admin area',
     ]);
+  });
+
+  it('a file downloads with the storage API’s headers, and is deleted only from its confirmation page', async () => {
+    const made = await upload(new File([PNG], 'to-delete.png', { type: 'image/png' }));
+    assert.equal(made.status, 303);
+    const file = (await stored()).find((f) => f.filename === 'to-delete.png');
+    assert.ok(file);
+    const list = await (await owner.request(files)).text();
+    assert.match(
+      list,
+      new RegExp(
+        `<a href="${files}/${file.id}/download">Download<span class="visually-hidden"> to-delete.png</span></a>`,
+      ),
+    );
+
+    const dl = await owner.request(`${files}/${file.id}/download`);
+    assert.equal(dl.status, 200);
+    assert.equal(dl.headers.get('content-type'), 'image/png');
+    assert.equal(
+      dl.headers.get('content-disposition'),
+      `attachment; filename="to-delete.png"; filename*=UTF-8''to-delete.png`,
+    );
+    assert.equal(dl.headers.get('cache-control'), 'private, no-store');
+    assert.deepEqual(new Uint8Array(await dl.arrayBuffer()), PNG);
+
+    const ask = await owner.request(`${files}/${file.id}/delete`);
+    assert.equal(ask.status, 200);
+    const page = await ask.text();
+    assert.match(page, /<h1>Delete “to-delete\.png”\?<\/h1>/);
+    assert.match(page, /<button class="danger" type="submit">Delete file<\/button>/);
+    // Without the confirmation page's field, nothing is deleted.
+    const csrf = await csrfOf(owner, `${files}/${file.id}/delete`);
+    const bare = await owner.postForm(`${files}/${file.id}/delete`, { csrf_token: csrf });
+    assert.equal(bare.status, 303);
+    assert.equal(locationOf(bare), `${files}/${file.id}/delete`);
+    assert.ok((await stored()).some((f) => f.id === file.id));
+    const gone = await owner.postForm(`${files}/${file.id}/delete`, { csrf_token: csrf, confirm: 'yes' });
+    assert.equal(gone.status, 303);
+    assert.equal(locationOf(gone), `${files}?done=deleted`);
+    assert.ok(!(await stored()).some((f) => f.id === file.id));
+    assert.match(await (await owner.request(`${files}?done=deleted`)).text(), /The file was deleted\./);
+    // A deleted, unknown or another school's file: the same 404 page.
+    for (const id of [file.id, 'fil_nowhere']) {
+      const res = await owner.request(`${files}/${id}/download`);
+      assert.equal(res.status, 404);
+      assert.match(await res.text(), /No such file/);
+    }
   });
 
   it('another school’s operator pages stay closed: a student gets 403', async () => {

@@ -7,12 +7,14 @@ import { type Context, Hono } from 'hono';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { sendPage } from '../layout.ts';
-import { readMultipartForm, sendAreaPage } from '../shared/page-kit.ts';
+import { messagePage, readForm, readMultipartForm, sendAreaPage } from '../shared/page-kit.ts';
 import { type Area, operatorPage } from './area.ts';
 import { runForConsole } from './console-kit.ts';
 import {
   ACCEPTED_WORDS,
   type ApiFile,
+  deleteFilePage,
+  filePath,
   filesPage,
   filesPath,
   sizeWords,
@@ -145,6 +147,72 @@ export function createFilesPagesApp(ctx: AppContext): Hono<AppEnv> {
         return render(c, area, err.status, reason);
       }
       return c.redirect(`${filesPath(area)}?done=uploaded`, 303);
+    }),
+  );
+
+  // One file of the school, or the 404 page (another school's id is the same as an unknown one).
+  async function fileOf(c: Context<AppEnv>, area: Area): Promise<ApiFile | Response> {
+    try {
+      const r = await runForConsole(ctx, area, 'storage.get', {
+        params: { file_id: c.req.param('file') ?? '' },
+      });
+      return r.body as ApiFile;
+    } catch (err) {
+      if (!(err instanceof ProblemError) || (err.status !== 404 && err.status !== 422)) throw err;
+      return messagePage(
+        c,
+        404,
+        'No such file',
+        `There is no such file at ${area.school.name}. It may have been deleted.`,
+        {
+          href: filesPath(area),
+          label: 'Back to the files',
+        },
+      );
+    }
+  }
+
+  // The bytes with the headers the storage API sends (type, size, a safe name, sandboxed).
+  app.get(
+    '/admin/:school/files/:file/download',
+    operatorPage(ctx, async (c, area) => {
+      const file = await fileOf(c, area);
+      if (file instanceof Response) return file;
+      const r = await runForConsole(ctx, area, 'storage.download', { params: { file_id: file.id } });
+      const binary = r.binary;
+      if (!binary) throw new Error('storage.download gave no bytes');
+      return c.body(binary.bytes as Uint8Array<ArrayBuffer>, 200, {
+        ...binary.headers,
+        'Cache-Control': 'private, no-store',
+      });
+    }),
+  );
+
+  app.get(
+    '/admin/:school/files/:file/delete',
+    operatorPage(ctx, async (c, area) => {
+      const file = await fileOf(c, area);
+      if (file instanceof Response) return file;
+      return sendAreaPage(
+        c,
+        200,
+        `${area.school.name} · Delete ${file.filename}`,
+        deleteFilePage(area, file),
+      );
+    }),
+  );
+
+  app.post(
+    '/admin/:school/files/:file/delete',
+    operatorPage(ctx, async (c, area) => {
+      const form = await readForm(ctx, c, area.viewer);
+      if (form instanceof Response) return form;
+      const file = await fileOf(c, area);
+      if (file instanceof Response) return file;
+      // Only the confirmation page's form deletes: a bare POST changes nothing.
+      if (form.get('confirm') !== 'yes') return c.redirect(`${filePath(area, file.id)}/delete`, 303);
+      await runForConsole(ctx, area, 'storage.delete', { params: { file_id: file.id } });
+      return c.redirect(`${filesPath(area)}?done=deleted`, 303);
     }),
   );
 

@@ -1,7 +1,7 @@
 /** Files: the school's stored files and the upload form. */
 import { html } from 'hono/html';
 import type { Html } from '../layout.ts';
-import { csrfField, notice } from '../shared/page-kit.ts';
+import { confirmForm, csrfField, notice } from '../shared/page-kit.ts';
 import { timeOf } from '../shared/school-format.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 
@@ -56,7 +56,10 @@ export function sizeWords(bytes: number, locale: string): string {
 }
 
 /** Messages shown after a redirect, chosen by a fixed code. */
-const DONE: Record<string, string> = { uploaded: 'The file was uploaded.' };
+const DONE: Record<string, string> = {
+  uploaded: 'The file was uploaded.',
+  deleted: 'The file was deleted.',
+};
 
 export const filesPath = (area: Area) => areaPath(area.school.id, '/files');
 
@@ -71,12 +74,28 @@ export interface FilesState {
 }
 
 function fileRow(area: Area, f: ApiFile): Html {
+  const path = filePath(area, f.id);
   return html`<tr>
 <td>${f.filename}</td>
 <td>${fileTypeWords(f.content_type)}</td>
 <td>${sizeWords(f.size_bytes, area.school.locale)}</td>
 <td>${timeOf(area.school, f.created_at)}</td>
+<td><a href="${path}/download">Download<span class="visually-hidden"> ${f.filename}</span></a>
+<a href="${path}/delete">Delete<span class="visually-hidden"> ${f.filename}</span></a></td>
 </tr>`;
+}
+
+/** The page of one file of the school. */
+export const filePath = (area: Area, id: string) =>
+  areaPath(area.school.id, `/files/${encodeURIComponent(id)}`);
+
+/** The page that asks before a file is deleted, saying what loses it. */
+export function deleteFilePage(area: Area, f: ApiFile): Html {
+  return html`${areaNav(area, 'files')}
+<h1>Delete “${f.filename}”?</h1>
+<p>${fileTypeWords(f.content_type)}, ${sizeWords(f.size_bytes, area.school.locale)}, uploaded ${timeOf(area.school, f.created_at)}.</p>
+${notice('warning', 'Whatever shows it loses it: a lecture’s video or download, a page’s image, the logo, a digital product’s file. This cannot be undone.')}
+${confirmForm(area.viewer, `${filePath(area, f.id)}/delete`, 'Delete file', filesPath(area), { confirm: 'yes' })}`;
 }
 
 /** The files page: the upload form, then the school's files, newest first. */
@@ -101,7 +120,7 @@ ${
   files.length === 0
     ? html`<p class="muted">No files yet.</p>`
     : html`<div class="table-wrap" role="region" aria-label="Files" tabindex="0"><table>
-<thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Size</th><th scope="col">Uploaded</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col">Actions</th></tr></thead>
 <tbody>${files.map((f) => fileRow(area, f))}</tbody>
 </table></div>${state.more ? html`<p class="muted">Only the newest ${files.length} files are listed.</p>` : ''}`
 }`;

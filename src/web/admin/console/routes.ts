@@ -30,6 +30,7 @@ import {
 } from './registry.ts';
 import {
   type Choices,
+  type CurriculumSection,
   capital,
   deletePage,
   detailPage,
@@ -38,9 +39,11 @@ import {
   groupPath,
   idOf,
   itemPath,
+  type LectureProgressRow,
   listPage,
   type Names,
   newPage,
+  progressSection,
   type SubListView,
 } from './views.ts';
 
@@ -311,6 +314,20 @@ function groupPages(ctx: AppContext, group: ConsoleGroup): Hono<AppEnv> {
     );
   }
 
+  /**
+   * An enrollment's progress lecture by lecture (`students.get_progress`), each lecture named from
+   * its course's curriculum, in the curriculum's order.
+   */
+  async function lectureProgress(area: Area, enrollment: Item): Promise<Html> {
+    const [progress, curriculum] = await Promise.all([
+      runForConsole(ctx, area, 'students.get_progress', { params: { enrollment_id: idOf(enrollment) } }),
+      runForConsole(ctx, area, 'curriculum.get', { params: { course_id: String(enrollment.course_id) } }),
+    ]);
+    const rows = (progress.body as { lectures: LectureProgressRow[] }).lectures;
+    const sections = (curriculum.body as { sections: CurriculumSection[] }).sections;
+    return progressSection(sections, new Map(rows.map((r) => [r.lecture_id, r])), fieldContext(area));
+  }
+
   // ---- One item.
   if (group.get && !group.single) {
     app.get(
@@ -337,6 +354,7 @@ function groupPages(ctx: AppContext, group: ConsoleGroup): Hono<AppEnv> {
           names,
           subLists: subLists.map((s) => ({ ...s, names })),
           done: c.req.query('done'),
+          extra: group.slug === 'students' ? await lectureProgress(area, found.item) : undefined,
         });
         return send(c, 200, titled(area, titleOf(group, found.item)), body);
       }),
