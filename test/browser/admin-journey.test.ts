@@ -13,12 +13,12 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEMO_MEMBER_APP_ID } from '../../src/domain/demo/demo-seed.ts';
 import type { TestApp } from '../support/app.ts';
-import { assertAccessible, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { assertAccessible, launchChromium, onceSkip } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld } from '../support/world.ts';
 
 const SHOTS = 'test-artifacts/screenshots';
-const skip = chromiumSkip;
+const skip = onceSkip;
 
 describe('admin area and account page in Chromium', () => {
   let live: LiveApp;

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../support/app.ts';
-import { checkPage, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { checkPage, launchChromium, onceSkip } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld } from '../support/world.ts';
 
-const skip = chromiumSkip;
+const skip = onceSkip;
 
 /** A day (YYYY-MM-DD) `days` after `day`. */
 const addDays = (day: string, days: number) =>

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { launchChromium, onceSkip } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 
-const skip = chromiumSkip;
+const skip = onceSkip;
 
 describe('/docs in a browser', () => {
   let live: LiveApp;

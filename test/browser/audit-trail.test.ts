@@ -8,12 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { api } from '../admin/api.ts';
-import { checkPage, chromiumSkip, launchChromium, SCREENSHOTS } from '../support/chromium.ts';
+import { checkPage, launchChromium, onceSkip, SCREENSHOTS } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { issueTestToken } from '../support/tokens.ts';
 import { createWorld } from '../support/world.ts';
 
-const skip = chromiumSkip;
+const skip = onceSkip;
 const PREFIX = 'audit-trail';
 
 describe('the audit trail in Chromium', () => {

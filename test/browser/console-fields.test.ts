@@ -24,9 +24,9 @@ import {
 } from '../../src/web/admin/console/fields.ts';
 import { type Html, sendPage } from '../../src/web/layout.ts';
 import { notice } from '../../src/web/shared/page-kit.ts';
-import { checkPage, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { checkPage, launchChromium, onceSkip } from '../support/chromium.ts';
 
-const skip = chromiumSkip;
+const skip = onceSkip;
 const fc: FieldContext = { currency: 'EUR', locale: 'en-GB', timeZone: 'Europe/Berlin' };
 const schemaOf = (name: string) => adminOperations.find((o) => o.name === name)?.input.body as z.ZodType;
 

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { CONSOLE_GROUPS } from '../../src/web/admin/console/registry.ts';
-import { checkPage, chromiumSkip, launchChromium, signInOnPage } from '../support/chromium.ts';
+import { checkPage, launchChromium, onceSkip, signInOnPage } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld, type World } from '../support/world.ts';
 
-const skip = chromiumSkip;
+const skip = onceSkip;
 
 describe('every generated console group in Chromium', () => {
   let live: LiveApp;

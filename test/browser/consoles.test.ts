@@ -11,12 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import type { TestApp } from '../support/app.ts';
-import { assertAccessible, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { assertAccessible, launchChromium, onceSkip } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld } from '../support/world.ts';
 
 const SHOTS = 'test-artifacts/screenshots';
-const skip = chromiumSkip;
+const skip = onceSkip;
 
 /** Signs in on Lectern's login page and allows on the consent page, wherever they appear. */
 async function signInAndAllow(page: Page, email: string): Promise<void> {

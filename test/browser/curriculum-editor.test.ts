@@ -9,11 +9,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp } from '../support/app.ts';
-import { checkPage, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { checkPage, launchChromium, onceSkip } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { createWorld, type World } from '../support/world.ts';
 
-const skip = chromiumSkip;
+const skip = onceSkip;
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
 
 interface Section {

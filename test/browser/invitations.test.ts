@@ -12,7 +12,7 @@ import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
-import { assertAccessible, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { assertAccessible, launchChromium, onceSkip } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 
@@ -65,7 +65,7 @@ describe('invitations in Chromium', () => {
   let linked: Live;
 
   before(async () => {
-    if (chromiumSkip) return; // nothing to start
+    if (onceSkip) return; // nothing to start
     smtp = await startTestSmtpServer();
     mailed = await startLive({ SMTP_URL: smtp.url });
     linked = await startLive();
@@ -79,7 +79,7 @@ describe('invitations in Chromium', () => {
   });
 
   it('by email: the owner invites a lecturer, who follows the mailed link, joins and is signed in', {
-    skip: chromiumSkip,
+    skip: onceSkip,
   }, async () => {
     const ownerContext = await browser.newContext();
     const owner = await ownerContext.newPage();
@@ -104,7 +104,7 @@ describe('invitations in Chromium', () => {
   });
 
   it('without SMTP: the link is shown once after the redirect; a reload does not show it again', {
-    skip: chromiumSkip,
+    skip: onceSkip,
   }, async () => {
     const owner = await (await browser.newContext()).newPage();
     await signIn(owner, linked, 'owner@example.com', `/admin/${linked.demo}/members`);
@@ -119,7 +119,7 @@ describe('invitations in Chromium', () => {
   });
 
   it('an existing account signs in from the invitation and accepts; a wrong account is told; removal asks first', {
-    skip: chromiumSkip,
+    skip: onceSkip,
   }, async () => {
     const owner = await (await browser.newContext()).newPage();
     await signIn(owner, linked, 'owner@example.com', `/admin/${linked.demo}/members`);

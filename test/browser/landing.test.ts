@@ -7,9 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { listen, type RunningServer } from '../../src/runtime.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { assertAccessible, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { assertAccessible, launchChromium, onceSkip } from '../support/chromium.ts';
 
-const skip = chromiumSkip;
+const skip = onceSkip;
 const SHOTS = 'test-artifacts/screenshots';
 
 describe('landing page and 404 in Chromium', () => {

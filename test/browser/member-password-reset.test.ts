@@ -9,11 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
-import { assertAccessible, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { assertAccessible, launchChromium, onceSkip } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 
 const SHOTS = 'test-artifacts/screenshots';
-const skip = chromiumSkip;
+const skip = onceSkip;
 
 describe('an operator sends a password reset link, in Chromium', () => {
   let live: LiveApp;

@@ -13,7 +13,7 @@ import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { findSchoolBySubdomain } from '../../src/domain/school/schools.ts';
 import { ACCOUNT_FAILURE_LIMIT } from '../../src/web/login.ts';
 import type { TestApp } from '../support/app.ts';
-import { assertAccessible, chromiumSkip, launchChromium } from '../support/chromium.ts';
+import { assertAccessible, launchChromium, onceSkip } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
 import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 
@@ -29,7 +29,7 @@ describe('account recovery, settings and unlock in Chromium', () => {
   let demo: string;
 
   before(async () => {
-    if (chromiumSkip) return; // nothing to start
+    if (onceSkip) return; // nothing to start
     mkdirSync(SHOTS, { recursive: true });
     smtp = await startTestSmtpServer();
     live = await startLiveApp({ SMTP_URL: smtp.url });
@@ -61,7 +61,7 @@ describe('account recovery, settings and unlock in Chromium', () => {
   }
 
   it('forgot password → emailed link → new password → settings: name, password, other sessions', {
-    skip: chromiumSkip,
+    skip: onceSkip,
   }, async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -119,7 +119,7 @@ describe('account recovery, settings and unlock in Chromium', () => {
   });
 
   it('a locked account sees how long and what to do; an owner unlocks it from /admin', {
-    skip: chromiumSkip,
+    skip: onceSkip,
   }, async () => {
     for (let i = 0; i < ACCOUNT_FAILURE_LIMIT; i++) {
       const login = await t.request('/login');
@@ -161,7 +161,7 @@ describe('account recovery, settings and unlock in Chromium', () => {
     await owner.close();
   });
 
-  it('without SMTP_URL the reset page says so, accessibly', { skip: chromiumSkip }, async () => {
+  it('without SMTP_URL the reset page says so, accessibly', { skip: onceSkip }, async () => {
     const page = await browser.newPage();
     await page.goto(`${bare.baseUrl}/password-reset`);
     assert.match((await page.getByRole('status').textContent()) ?? '', /cannot send email/);

