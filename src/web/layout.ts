@@ -51,7 +51,7 @@ input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--err-fg);bo
 fieldset{border:1px solid var(--border);border-radius:.4rem;padding:.5rem 1rem;margin:1rem 0 0}
 legend{font-weight:600;padding:0 .3rem}
 label.check{display:flex;gap:.6rem;align-items:baseline;font-weight:400;margin:.5rem 0}
-.table-wrap{overflow-x:auto}
+.table-wrap{overflow-x:auto;position:relative}
 table{width:100%;border-collapse:collapse;margin:.5rem 0}
 th,td{text-align:left;padding:.55rem .5rem;border-bottom:1px solid var(--border);vertical-align:top}
 th{font-size:.92rem;color:var(--muted)}
