@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { jobs as commerceJobs } from './domain/commerce/jobs.ts';
 import { jobs as learningJobs } from './domain/learning/jobs.ts';
+import { jobs as schoolJobs } from './domain/school/jobs.ts';
 import { jobs as eventJobs } from './events/jobs.ts';
 import { jobs as oauthJobs } from './oauth/jobs.ts';
 import type { Runtime } from './runtime.ts';
@@ -17,7 +18,7 @@ const HOUSEKEEPING_EVERY_MS = 15 * 60_000;
 /**
  * Every feature's housekeeping jobs, each declared by its feature (`jobs.ts`), run in this order:
  * expired codes, tokens and sessions; enrollment expiries; subscription period ends; the delivery
- * log; the audit trail's retention.
+ * log; the audit trail's retention; the file store's orphans.
  */
 export const HOUSEKEEPING_JOBS: readonly HousekeepingJob[] = [
   ...oauthJobs,
@@ -25,6 +26,7 @@ export const HOUSEKEEPING_JOBS: readonly HousekeepingJob[] = [
   ...commerceJobs,
   ...webhookJobs,
   ...eventJobs,
+  ...schoolJobs,
 ];
 
 /**

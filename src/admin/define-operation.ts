@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AppContext } from '../http/context.ts';
+import type { FileBody } from '../http/file-response.ts';
 import { OPERATOR_SCOPES, RESOURCE_SCOPES, type ResourceGroup } from '../oauth/scopes.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { Db, Tx } from '../store/database.ts';
@@ -76,10 +77,10 @@ export interface RawUpload {
   readonly filename: string;
 }
 
-/** A download: bytes and the headers that describe them. */
+/** A download: the file, read on demand (http/file-response.ts), and the headers that describe it. */
 export interface BinaryResult {
   readonly kind: 'binary';
-  readonly bytes: Uint8Array;
+  readonly file: FileBody;
   readonly headers: Record<string, string>;
 }
 

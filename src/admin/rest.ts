@@ -4,6 +4,7 @@ import { problemResponse } from '../errors/handler.ts';
 import { ProblemError, problem, problems } from '../errors/problem-error.ts';
 import { refusalProblem, renderRefusals } from '../errors/refusal.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
+import { fileResponse } from '../http/file-response.ts';
 import { MCP_CHALLENGE_SCOPES } from '../oauth/scopes.ts';
 import { bearerStep } from '../resource/middleware.ts';
 import { adminOperations } from './catalogue.ts';
@@ -91,19 +92,19 @@ function singleQuery(c: Context): Record<string, string> {
   return Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v[0]]));
 }
 
-function render(c: Context, result: InvokeResult, replayed = false, location?: string): Response {
+function render(
+  c: Context,
+  result: InvokeResult,
+  replayed = false,
+  location?: string,
+): Response | Promise<Response> {
   const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
   const id = (result.body as { id?: unknown } | undefined)?.id;
   if (location && result.status === 201 && typeof id === 'string') {
     headers.Location = location.replace(/\{\w+\}/, encodeURIComponent(id));
   }
   if (replayed) headers['Idempotent-Replayed'] = 'true';
-  if (result.binary) {
-    return c.body(result.binary.bytes as Uint8Array<ArrayBuffer>, result.status as 200, {
-      ...headers,
-      ...result.binary.headers,
-    });
-  }
+  if (result.binary) return fileResponse(c, result.binary.file, { ...headers, ...result.binary.headers });
   if (result.etag) headers.ETag = result.etag;
   if (result.status === 204) return c.body(null, 204, headers);
   return c.body(JSON.stringify(result.body), result.status as 200, {
@@ -164,9 +165,18 @@ export function createAdminApp(ctx: AppContext): Hono<AppEnv> {
     cors({
       origin: '*',
       allowMethods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'],
-      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match'],
+      allowHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Idempotency-Key',
+        'If-Match',
+        'If-None-Match',
+        'Range',
+        'If-Range',
+      ],
       exposeHeaders: [
         'ETag',
+        'Content-Range',
         'Location',
         'WWW-Authenticate',
         'Idempotent-Replayed',

@@ -12,6 +12,7 @@ import { createCourse } from '../../src/domain/catalog/courses.ts';
 import { createLecture, createSection, updateLecture } from '../../src/domain/catalog/curriculum.ts';
 import { DEMO } from '../../src/domain/demo/demo-constants.ts';
 import { recordLectureProgress, setEnrollmentExpiry } from '../../src/domain/learning/enrollments.ts';
+import { localFileStore } from '../../src/domain/school/file-store.ts';
 import { storeFile } from '../../src/domain/school/storage.ts';
 import { gql } from '../account/graphql.ts';
 import type { TestApp } from '../support/app.ts';
@@ -61,11 +62,17 @@ describe('learning area in Chromium', () => {
       .where('school_id', '=', world.demo.schoolId)
       .execute();
     byTitle = new Map(rows.map((r) => [r.title, r.id]));
-    const pdf = await storeFile(db, t.config.filesDir, t.config.uploadLimitBytes, world.demo.schoolId, {
-      bytes: new TextEncoder().encode('%PDF-1.4\n% cheat sheet\n'),
-      contentType: 'application/pdf',
-      filename: 'typescript-cheat-sheet.pdf',
-    });
+    const pdf = await storeFile(
+      db,
+      localFileStore(t.config.filesDir),
+      t.config.uploadLimitBytes,
+      world.demo.schoolId,
+      {
+        bytes: new TextEncoder().encode('%PDF-1.4\n% cheat sheet\n'),
+        contentType: 'application/pdf',
+        filename: 'typescript-cheat-sheet.pdf',
+      },
+    );
     await updateLecture(db, world.demo.schoolId, byTitle.get('Cheat sheet (PDF)')!, { fileId: pdf.id });
     await updateLecture(db, world.demo.schoolId, byTitle.get('Check your understanding')!, {
       body: [
@@ -265,11 +272,17 @@ describe('learning area in Chromium', () => {
     })`)) as string;
     await maker.close();
     const db = t.runtime.db;
-    const video = await storeFile(db, t.config.filesDir, t.config.uploadLimitBytes, world.demo.schoolId, {
-      bytes: new Uint8Array(Buffer.from(base64, 'base64')),
-      contentType: 'video/webm',
-      filename: 'types-and-values.webm',
-    });
+    const video = await storeFile(
+      db,
+      localFileStore(t.config.filesDir),
+      t.config.uploadLimitBytes,
+      world.demo.schoolId,
+      {
+        bytes: new Uint8Array(Buffer.from(base64, 'base64')),
+        contentType: 'video/webm',
+        filename: 'types-and-values.webm',
+      },
+    );
     const lectureId = byTitle.get('Types and values')!;
     await updateLecture(db, world.demo.schoolId, lectureId, { fileId: video.id });
     await recordLectureProgress(db, world.demo.schoolId, world.demo.studentId, {

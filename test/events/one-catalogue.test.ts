@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { HOUSEKEEPING_JOBS } from '../../src/background.ts';
 import { jobs as commerceJobs } from '../../src/domain/commerce/jobs.ts';
 import { jobs as learningJobs } from '../../src/domain/learning/jobs.ts';
+import { jobs as schoolJobs } from '../../src/domain/school/jobs.ts';
 import { EVENT_CATALOGUE, EVENT_TYPES, SECURITY_EVENTS } from '../../src/events/catalogue.ts';
 import { jobs as eventJobs } from '../../src/events/jobs.ts';
 import { EVENT_DATA_SCHEMAS } from '../../src/events/payloads.ts';
@@ -49,6 +50,7 @@ describe('housekeeping jobs', () => {
       ...commerceJobs,
       ...webhookJobs,
       ...eventJobs,
+      ...schoolJobs,
     ]);
     const names = HOUSEKEEPING_JOBS.map((j) => j.name);
     assert.equal(new Set(names).size, names.length, 'each job has its own name');

@@ -12,6 +12,7 @@ import { createEvent } from '../../src/domain/community/events.ts';
 import { createSitePage } from '../../src/domain/community/pages.ts';
 import { createPost } from '../../src/domain/community/posts.ts';
 import { enroll } from '../../src/domain/learning/enrollments.ts';
+import { localFileStore } from '../../src/domain/school/file-store.ts';
 import { createInvitation } from '../../src/domain/school/invitations.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { storeFile } from '../../src/domain/school/storage.ts';
@@ -89,7 +90,7 @@ export async function seedResources(t: TestApp, s: SchoolFixture, tag = 'w'): Pr
     planId: plan.id,
     currentPeriodEnd: isoIn(20 * 86_400),
   });
-  const file = await storeFile(db, t.config.filesDir, t.config.uploadLimitBytes, s.schoolId, {
+  const file = await storeFile(db, localFileStore(t.config.filesDir), t.config.uploadLimitBytes, s.schoolId, {
     bytes: PNG,
     contentType: 'image/png',
     filename: 'dot.png',

@@ -9,6 +9,7 @@ import { recordOrder } from '../../src/domain/commerce/orders.ts';
 import { registerForEvent } from '../../src/domain/community/event-registrations.ts';
 import { createEvent } from '../../src/domain/community/events.ts';
 import { DEMO } from '../../src/domain/demo/demo-constants.ts';
+import { localFileStore } from '../../src/domain/school/file-store.ts';
 import { storeFile } from '../../src/domain/school/storage.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { gql } from '../account/graphql.ts';
@@ -60,7 +61,7 @@ describe('learning area: files, quizzes and events', () => {
       .execute();
     byTitle = new Map(rows.map((r) => [r.title, r.id]));
     const store = (filename: string, contentType: string, bytes: Uint8Array) =>
-      storeFile(db, t.config.filesDir, t.config.uploadLimitBytes, world.demo.schoolId, {
+      storeFile(db, localFileStore(t.config.filesDir), t.config.uploadLimitBytes, world.demo.schoolId, {
         bytes,
         contentType,
         filename,

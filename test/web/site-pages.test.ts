@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEMO } from '../../src/domain/demo/demo-constants.ts';
+import { localFileStore } from '../../src/domain/school/file-store.ts';
 import { storeFile } from '../../src/domain/school/storage.ts';
 import { api } from '../admin/api.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -127,7 +128,7 @@ describe('the school site', () => {
       'base64',
     );
     const store = (filename: string) =>
-      storeFile(t.runtime.db, t.config.filesDir, 1_000_000, w.demo.schoolId, {
+      storeFile(t.runtime.db, localFileStore(t.config.filesDir), 1_000_000, w.demo.schoolId, {
         bytes: png,
         contentType: 'image/png',
         filename,

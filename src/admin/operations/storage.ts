@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { mapPage } from '../../domain/kernel/pagination.ts';
+import { configuredFileStore } from '../../domain/school/file-store.ts';
 import {
   deleteStoredFile,
   getStoredFile,
   listStoredFiles,
-  readStoredFile,
+  openStoredFile,
   type StoredFile,
   storeFile,
 } from '../../domain/school/storage.ts';
@@ -65,8 +66,9 @@ export const storageOperations = [
       },
     },
     handler: async (ctx, { raw }) => {
-      const { filesDir, uploadLimitBytes } = ctx.app.config;
-      return present(ctx, await storeFile(ctx.db, filesDir, uploadLimitBytes, ctx.schoolId, raw!));
+      const files = configuredFileStore(ctx.app.config);
+      const limit = ctx.app.config.uploadLimitBytes;
+      return present(ctx, await storeFile(ctx.db, files, limit, ctx.schoolId, raw!));
     },
   }),
   defineOperation({
@@ -111,7 +113,7 @@ export const storageOperations = [
     name: 'storage.download',
     summary: 'Download a file',
     description:
-      'The bytes with their stored type, as an attachment, sandboxed by CSP. Reading back uses the storage scope because the group has no read scope; public pages serve published files on their own routes.',
+      'The bytes with their stored type, as an attachment, sandboxed by CSP, streamed from the store. One byte range is served (`Range: bytes=0-1023`: 206 with `Content-Range`; 416 when it lies beyond the file), subject to `If-Range` against the `ETag` (the SHA-256) or `Last-Modified`; HEAD gives the headers alone. Reading back uses the storage scope because the group has no read scope; public pages serve published files on their own routes.',
     scope: 'storage:write',
     method: 'GET',
     path: '/api/v1/storage/files/{file_id}/content',
@@ -119,21 +121,19 @@ export const storageOperations = [
     output: z.any(),
     binary: 'download',
     handler: async (ctx, { params }) => {
-      const { file, bytes } = await readStoredFile(
+      const { file, content } = await openStoredFile(
         ctx.db,
-        ctx.app.config.filesDir,
+        configuredFileStore(ctx.app.config),
         ctx.schoolId,
         params.file_id,
       );
       return {
         kind: 'binary' as const,
-        bytes,
+        file: content,
         headers: {
           'Content-Type': file.contentType,
-          'Content-Length': String(bytes.length),
           'Content-Disposition': contentDisposition('attachment', file.filename),
           'Content-Security-Policy': "default-src 'none'; sandbox",
-          ETag: `"${file.sha256}"`,
         },
       };
     },
@@ -147,6 +147,6 @@ export const storageOperations = [
     path: '/api/v1/storage/files/{file_id}',
     input: { params: ById },
     handler: async (ctx, { params }) =>
-      deleteStoredFile(ctx.db, ctx.app.config.filesDir, ctx.schoolId, params.file_id),
+      deleteStoredFile(ctx.db, configuredFileStore(ctx.app.config), ctx.schoolId, params.file_id),
   }),
 ];

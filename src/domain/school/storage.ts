@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { newId } from '../../crypto/ids.ts';
 import { problem, problems } from '../../errors/problem-error.ts';
@@ -9,9 +7,10 @@ import { isoNow } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { StoredFilesTable } from '../kernel/tables.ts';
+import type { ByteRange, FileStore } from './file-store.ts';
 
 /**
- * The embedded file store: bytes on disk under `filesDir/<school>/<id>`, metadata in
+ * The school's files: bytes in the file store (file-store.ts) under `<school>/<id>`, metadata in
  * `stored_files`. Only types on the allowlist are kept, and their first bytes must agree with
  * the declared type, so a file can never be served as something more dangerous than it claims
  * (no HTML, no SVG, no scripts).
@@ -55,7 +54,8 @@ function toFile(r: StoredFilesTable): StoredFile {
   return {
     id: r.id,
     schoolId: r.school_id,
-    filename: r.filename,
+    // Names stored before bidirectional controls were stripped lose them when read.
+    filename: cleanFileName(r.filename),
     contentType: r.content_type,
     sizeBytes: r.size_bytes,
     sha256: r.sha256,
@@ -79,10 +79,17 @@ function plausibleText(b: Uint8Array): boolean {
   }
 }
 
-/** A safe download name: no path, no control or quoting characters, ≤ 200 characters. */
-function safeFilename(name: string): string {
+// Bidirectional controls (Unicode UAX #9: ALM, LRM, RLM, the embeddings and overrides, the
+// isolates) reorder how a name is shown: `report\u202Efdp.exe.txt` reads as "reporttxt.exe.pdf".
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A safe file name, wherever one is accepted: no path, no control, bidirectional-control or
+ * quoting characters, ≤ 200 characters; "file" when nothing is left.
+ */
+function cleanFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = [...base]
+  const clean = [...base.replace(BIDI_CONTROLS, '')]
     .filter((ch) => ch.charCodeAt(0) > 0x1f && ch.charCodeAt(0) !== 0x7f && !'"\\;'.includes(ch))
     .join('')
     .trim()
@@ -90,10 +97,14 @@ function safeFilename(name: string): string {
   return clean === '' || clean === '.' || clean === '..' ? 'file' : clean;
 }
 
-/** Stores a file for a school after checking size, type and content; returns its metadata. */
+/**
+ * Stores a file for a school after checking size, type and content; returns its metadata. The
+ * bytes are staged, the row inserted, and only then are the bytes moved into place: a crash
+ * leaves at most a staged object no row names, which the sweep removes (storage-sweep.ts).
+ */
 export async function storeFile(
   db: Db | Tx,
-  filesDir: string,
+  files: FileStore,
   limitBytes: number,
   schoolId: string,
   upload: { bytes: Uint8Array; contentType: string; filename: string },
@@ -115,12 +126,10 @@ export async function storeFile(
   }
   const id = newId('fil');
   const key = `${schoolId}/${id}`;
-  await mkdir(join(filesDir, schoolId), { recursive: true });
-  await writeFile(join(filesDir, key), upload.bytes, { flag: 'wx' });
   const row: StoredFilesTable = {
     id,
     school_id: schoolId,
-    filename: safeFilename(upload.filename),
+    filename: cleanFileName(upload.filename),
     content_type: type,
     size_bytes: upload.bytes.length,
     sha256: createHash('sha256').update(upload.bytes).digest('hex'),
@@ -128,9 +137,13 @@ export async function storeFile(
     created_at: isoNow(),
   };
   try {
+    await files.stage(key, upload.bytes);
     await db.insertInto('stored_files').values(row).execute();
+    // Inside a caller's transaction the row commits later; should it roll back, the object
+    // moved here has no row, and the sweep removes it after its grace period.
+    await files.commit(key);
   } catch (err) {
-    await rm(join(filesDir, key), { force: true });
+    await files.discard(key).catch(() => undefined);
     throw err;
   }
   return toFile(row);
@@ -152,31 +165,55 @@ export async function getStoredFile(db: Db | Tx, schoolId: string, id: string): 
   return toFile(await fileRow(db, schoolId, id));
 }
 
-/** A file's metadata and bytes; 404 unless it is the school's. */
-export async function readStoredFile(db: Db | Tx, filesDir: string, schoolId: string, id: string) {
+/** A stored file's bytes, read on demand: what a download response needs. */
+export interface StoredContent {
+  readonly size: number;
+  /** A strong entity tag (RFC 9110 §8.8.3): the bytes' SHA-256. */
+  readonly etag: string;
+  /** When the bytes were stored; a file's bytes never change. */
+  readonly lastModified: Date;
+  /** The bytes, or one range of them; 404 if they went missing since. */
+  open(range?: ByteRange): Promise<ReadableStream<Uint8Array>>;
+}
+
+const contentMissing = () => problems.notFound('The file’s content is missing.');
+
+/**
+ * A file's metadata and a way to read its bytes, without reading them; 404 unless it is the
+ * school's, and 404 when its bytes are missing (a restored database, a wiped disk).
+ */
+export async function openStoredFile(
+  db: Db | Tx,
+  files: FileStore,
+  schoolId: string,
+  id: string,
+): Promise<{ file: StoredFile; content: StoredContent }> {
   const row = await fileRow(db, schoolId, id);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(join(filesDir, row.storage_key));
-  } catch (err) {
-    // Metadata without bytes (a restored database, a wiped disk) is a missing file, not a 500.
-    if ((err as { code?: string }).code === 'ENOENT')
-      throw problems.notFound('The file’s content is missing.');
-    throw err;
-  }
-  return { file: toFile(row), bytes: new Uint8Array(bytes) };
+  const found = await files.stat(row.storage_key);
+  if (!found) throw contentMissing();
+  const content: StoredContent = {
+    size: found.size,
+    etag: `"${row.sha256}"`,
+    lastModified: new Date(row.created_at),
+    async open(range) {
+      const stream = await files.get(row.storage_key, range);
+      if (!stream) throw contentMissing();
+      return stream;
+    },
+  };
+  return { file: toFile(row), content };
 }
 
 /** Deletes a file; what referenced it (logo, lecture, product) loses the reference. */
 export async function deleteStoredFile(
   db: Db | Tx,
-  filesDir: string,
+  files: FileStore,
   schoolId: string,
   id: string,
 ): Promise<void> {
   const row = await fileRow(db, schoolId, id);
   await db.deleteFrom('stored_files').where('id', '=', row.id).execute();
-  await rm(join(filesDir, row.storage_key), { force: true });
+  await files.delete(row.storage_key);
 }
 
 /** Checks that a file id names a file of this school (422 on `field` otherwise). */

@@ -6,6 +6,7 @@
 import { type Context, Hono } from 'hono';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
+import { fileResponse } from '../../http/file-response.ts';
 import { sendPage } from '../layout.ts';
 import { messagePage, readForm, readMultipartForm, sendAreaPage } from '../shared/page-kit.ts';
 import { type Area, operatorPage } from './area.ts';
@@ -172,7 +173,8 @@ export function createFilesPagesApp(ctx: AppContext): Hono<AppEnv> {
     }
   }
 
-  // The bytes with the headers the storage API sends (type, size, a safe name, sandboxed).
+  // The bytes, streamed, with the headers the storage API sends (type, size, a safe name,
+  // sandboxed), one byte range and HEAD as the API serves them.
   app.get(
     '/admin/:school/files/:file/download',
     operatorPage(ctx, async (c, area) => {
@@ -180,11 +182,8 @@ export function createFilesPagesApp(ctx: AppContext): Hono<AppEnv> {
       if (file instanceof Response) return file;
       const r = await runForConsole(ctx, area, 'storage.download', { params: { file_id: file.id } });
       const binary = r.binary;
-      if (!binary) throw new Error('storage.download gave no bytes');
-      return c.body(binary.bytes as Uint8Array<ArrayBuffer>, 200, {
-        ...binary.headers,
-        'Cache-Control': 'private, no-store',
-      });
+      if (!binary) throw new Error('storage.download gave no file');
+      return fileResponse(c, binary.file, { ...binary.headers, 'Cache-Control': 'private, no-store' });
     }),
   );
 

@@ -10,13 +10,15 @@ import { type Context, Hono } from 'hono';
 import { findCourse } from '../../domain/catalog/courses.ts';
 import { getLecture } from '../../domain/catalog/curriculum.ts';
 import type { Lecture } from '../../domain/catalog/curriculum-rows.ts';
+import { configuredFileStore } from '../../domain/school/file-store.ts';
 import { findMembership } from '../../domain/school/memberships.ts';
 import { standingRoles } from '../../domain/school/standing.ts';
-import { readStoredFile } from '../../domain/school/storage.ts';
+import { openStoredFile } from '../../domain/school/storage.ts';
 import { findUserById } from '../../domain/school/users.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import { contentDisposition } from '../../http/content-disposition.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
+import { fileResponse } from '../../http/file-response.ts';
 import { currentSession } from '../../http/sessions.ts';
 import {
   isStaffOf,
@@ -38,26 +40,6 @@ async function lectureOf(ctx: AppContext, schoolId: string, id: string): Promise
     if (err instanceof ProblemError && err.status === 404) return undefined;
     throw err;
   }
-}
-
-/** One `bytes=a-b` range within `size`, or undefined for none or one this route does not serve. */
-function rangeOf(
-  header: string | undefined,
-  size: number,
-): { start: number; end: number } | 'bad' | undefined {
-  if (!header) return undefined;
-  const m = /^bytes=(\d{0,15})-(\d{0,15})$/.exec(header.trim());
-  if (!m || (m[1] === '' && m[2] === '')) return undefined;
-  let start: number;
-  let end: number;
-  if (m[1] === '') {
-    start = Math.max(0, size - Number(m[2]));
-    end = size - 1;
-  } else {
-    start = Number(m[1]);
-    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-  }
-  return start > end || start >= size ? 'bad' : { start, end };
 }
 
 /** The file route of the learning area. */
@@ -108,9 +90,9 @@ export function createLectureFilesApp(ctx: AppContext): Hono<AppEnv> {
       }
     }
     if (!lecture?.fileId) return notFound(c, school);
-    let stored: Awaited<ReturnType<typeof readStoredFile>>;
+    let stored: Awaited<ReturnType<typeof openStoredFile>>;
     try {
-      stored = await readStoredFile(ctx.db, ctx.config.filesDir, school.id, lecture.fileId);
+      stored = await openStoredFile(ctx.db, configuredFileStore(ctx.config), school.id, lecture.fileId);
     } catch (err) {
       if (err instanceof ProblemError && err.status === 404) return notFound(c, school);
       throw err;
@@ -122,32 +104,18 @@ export function createLectureFilesApp(ctx: AppContext): Hono<AppEnv> {
 }
 
 // The bytes with their stored type (the store accepted only allowlisted, sniffed types), never
-// cached by shared caches, sandboxed should a browser render them; a single byte range for
-// seeking in a video.
+// cached by shared caches, sandboxed should a browser render them; streamed from the store, with
+// one byte range for seeking in a video (http/file-response.ts).
 function sendFile(
   c: Context,
-  { file, bytes }: Awaited<ReturnType<typeof readStoredFile>>,
+  { file, content }: Awaited<ReturnType<typeof openStoredFile>>,
   disposition: 'inline' | 'attachment',
-): Response {
-  const headers: Record<string, string> = {
+): Promise<Response> {
+  return fileResponse(c, content, {
     'Content-Type': file.contentType,
     'Content-Disposition': contentDisposition(disposition, file.filename),
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'private, no-store',
     'Content-Security-Policy': "default-src 'none'; sandbox",
-    'Accept-Ranges': 'bytes',
-  };
-  const range = rangeOf(c.req.header('range'), bytes.length);
-  if (range === 'bad') {
-    return c.body(null, 416, { ...headers, 'Content-Range': `bytes */${bytes.length}` });
-  }
-  if (range) {
-    const part = bytes.subarray(range.start, range.end + 1);
-    return c.body(part, 206, {
-      ...headers,
-      'Content-Range': `bytes ${range.start}-${range.end}/${bytes.length}`,
-      'Content-Length': String(part.length),
-    });
-  }
-  return c.body(bytes, 200, { ...headers, 'Content-Length': String(bytes.length) });
+  });
 }

@@ -22,12 +22,14 @@ import {
 import { quizFromMarkdown } from '../../domain/catalog/quiz.ts';
 import type { SitePage } from '../../domain/community/pages.ts';
 import { enroll, findEnrollmentOf } from '../../domain/learning/enrollments.ts';
+import { configuredFileStore } from '../../domain/school/file-store.ts';
 import { findMembership } from '../../domain/school/memberships.ts';
 import { standingRoles } from '../../domain/school/standing.ts';
-import { readStoredFile } from '../../domain/school/storage.ts';
+import { openStoredFile } from '../../domain/school/storage.ts';
 import { trustedAt } from '../../domain/school/users.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
+import { fileResponse } from '../../http/file-response.ts';
 import { CSRF_FIELD, verifyCsrf } from '../../http/sessions.ts';
 import { isFormRequest } from '../../oauth/form-body.ts';
 import type { Html } from '../layout.ts';
@@ -320,13 +322,13 @@ ${prose(post.body)}`;
   // Images: the school's logo, and the files a published page's blocks show; nothing else.
   const image = async (c: Context, req: SiteRequest, fileId: string | null): Promise<Response> => {
     const file = fileId
-      ? await found(readStoredFile(ctx.db, ctx.config.filesDir, req.site.id, fileId))
+      ? await found(openStoredFile(ctx.db, configuredFileStore(ctx.config), req.site.id, fileId))
       : undefined;
     // SVG can carry script: only raster images are served.
     if (!file?.file.contentType.startsWith('image/') || file.file.contentType.includes('svg')) {
       return siteNotFound(c, req, 'There is no image here.');
     }
-    return c.body(file.bytes, 200, {
+    return fileResponse(c, file.content, {
       'Content-Type': file.file.contentType,
       'Cache-Control': 'public, max-age=300',
       'Content-Security-Policy': "default-src 'none'",
