@@ -24,10 +24,7 @@ const ONE_RANGE = /^bytes=[ \t]*(\d*)-(\d*)[ \t]*$/i;
  * before its first-pos included) or asks for several ranges: a server may ignore Range
  * (§14.2), and sends the whole file instead.
  */
-export function requestedRange(
-  header: string | undefined,
-  size: number,
-): ByteRange | 'unsatisfiable' | undefined {
+function requestedRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
   if (header === undefined || header.length > 200) return undefined;
   const m = ONE_RANGE.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined;

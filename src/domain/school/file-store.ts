@@ -10,7 +10,7 @@ export interface ByteRange {
 }
 
 /** What the store knows of one object without reading it. */
-export interface ObjectStat {
+interface ObjectStat {
   readonly size: number;
   readonly modifiedMs: number;
 }
