@@ -3,13 +3,15 @@
  * the first bytes) leave the server's memory about where it was, instead of holding the file once
  * per connection. A `lectern serve` child serves a free-preview lecture's file (no sign-in), half
  * the clients asking for the whole file and half for a byte range, and its resident set size is
- * read from /proc/<pid>/status before and while they hang.
+ * read from /proc/<pid>/status before and while they hang; when they go away, so do its open
+ * descriptors on the file.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { updateLecture } from '../../src/domain/catalog/curriculum.ts';
@@ -42,6 +44,19 @@ async function peakRss(pid: number, readings = 10): Promise<number> {
     await sleep(100);
   }
   return peak;
+}
+
+/** How many descriptors the process holds open on `path`. */
+function openOn(pid: number, path: string): number {
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`) === path) n++;
+    } catch {
+      // closed while listed
+    }
+  }
+  return n;
 }
 
 /** A client that reads the status, the headers and the first chunk, then stops reading. */
@@ -127,6 +142,12 @@ describe('downloads stream from the store', () => {
         growth < MAX_GROWTH,
         `RSS grew by ${(growth / MB).toFixed(1)} MB with ${CLIENTS} slow readers of a ${FILE_BYTES / MB} MB file`,
       );
+      // Each hanging download holds the file open; a client that goes away closes it.
+      const path = join(env.FILES_DIR, school.id, file.id);
+      assert.equal(openOn(pid, path), CLIENTS);
+      for (const r of readers.splice(0)) r.req.destroy();
+      for (let i = 0; i < 200 && openOn(pid, path) > 0; i++) await sleep(50);
+      assert.equal(openOn(pid, path), 0, 'every abandoned download closed its file');
     } finally {
       for (const r of readers) r.req.destroy();
       if (child && child.exitCode === null && child.signalCode === null) {
