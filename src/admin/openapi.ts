@@ -178,6 +178,17 @@ function responses(op: AdminOperation, outputId: string | undefined, example: un
   if (op.method === 'GET' && op.etag)
     out['304'] = { description: 'Not modified: `If-None-Match` matched the ETag.' };
   if (!op.annotations.readOnly) out['409'] = { $ref: '#/components/responses/Conflict' };
+  if (op.binary === 'download') {
+    out['206'] = {
+      description: 'The one byte range `Range` asked for (RFC 9110 §14), with `Content-Range`.',
+      content: {
+        'application/octet-stream': {
+          schema: { type: 'string', contentMediaType: 'application/octet-stream' },
+        },
+      },
+    };
+    out['416'] = { description: 'The range lies beyond the file: `Content-Range: bytes */<size>`.' };
+  }
   if (op.binary === 'upload') out['413'] = { $ref: '#/components/responses/PayloadTooLarge' };
   if (op.method === 'PATCH' && op.etag) out['412'] = { $ref: '#/components/responses/PreconditionFailed' };
   if (op.input.body || op.binary === 'upload')
