@@ -34,7 +34,7 @@ export type Reach = 'school' | 'taught_courses';
  * (oauth/scopes.ts): a resource group (`*`: every group), its access (`write` implies `read`, as
  * for scopes) and how far it reaches.
  */
-export interface Grant {
+interface Grant {
   readonly resource: string;
   readonly action: 'read' | 'write';
   readonly reach: Reach;
