@@ -24,7 +24,7 @@ import { may } from '../domain/school/standing.ts';
 import { findUserById } from '../domain/school/users.ts';
 import { problem, problems } from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
-import { logSecurityEvent, type SecurityEvent } from '../http/security-log.ts';
+import { type LogOnlyEvent, logSecurityEvent } from '../http/security-log.ts';
 import type { Db, Tx } from '../store/database.ts';
 import type { OperationContext } from './define-operation.ts';
 import { invitationMail } from './invitation-mail.ts';
@@ -65,7 +65,8 @@ function requireOwnerFor(actor: Actor, involvesOwner: boolean): void {
   }
 }
 
-function log(s: ActionScope, event: SecurityEvent, fields: Record<string, unknown>): void {
+// A role change and a removal are domain events: the outbox logs them (events/outbox.ts).
+function log(s: ActionScope, event: LogOnlyEvent, fields: Record<string, unknown>): void {
   logSecurityEvent(s.app.logger, event, {
     schoolId: s.schoolId,
     actorUserId: s.actor.userId,
@@ -150,7 +151,6 @@ export async function changeRoles(
   const current = await getMember(s.db, s.schoolId, memberId);
   requireOwnerFor(s.actor, current.roles.includes('owner') || roles.includes('owner'));
   const updated = await changeMemberRoles(s.db, s.schoolId, memberId, { roles });
-  log(s, 'member.role_changed', { userId: updated.userId, memberId, roles: updated.roles });
   return updated;
 }
 
@@ -159,5 +159,4 @@ export async function remove(s: ActionScope, memberId: string): Promise<void> {
   const current = await getMember(s.db, s.schoolId, memberId);
   requireOwnerFor(s.actor, current.roles.includes('owner'));
   await removeMember(s.db, s.schoolId, memberId);
-  log(s, 'member.removed', { userId: current.userId, memberId });
 }

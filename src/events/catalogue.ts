@@ -3,7 +3,7 @@
  * which may leave Lectern as webhooks) and the events of the deployment's security log
  * (http/security-log.ts). Each domain type's data has its schema in payloads.ts; docs/webhooks.md
  * lists the same types with those fields. A domain type that is also a security-log event says
- * so (`securityLog`), and the events written only to that log (sign-ins, password resets,
+ * so (`securityLog`: the outbox then writes its log line, outbox.ts), and the events written only to that log (sign-ins, password resets,
  * sessions, signing keys…) are declared here too (`logOnly`), so one action has one name in the
  * audit trail and the log alike.
  */
@@ -109,6 +109,12 @@ export type EventType = { [K in Name]: Catalogue[K] extends { logOnly: true } ? 
 export type SecurityEvent = {
   [K in Name]: Catalogue[K] extends { logOnly: true } | { securityLog: true } ? K : never;
 }[Name];
+
+/**
+ * An event written only to the security log, by whoever saw it happen; the flagged domain types'
+ * lines are the outbox's alone (outbox.ts).
+ */
+export type LogOnlyEvent = { [K in Name]: Catalogue[K] extends { logOnly: true } ? K : never }[Name];
 
 const NAMES = Object.keys(CATALOGUE) as Name[];
 const entry = (name: Name): CatalogueEntry => CATALOGUE[name];

@@ -11,6 +11,11 @@ export interface RecordOptions {
   /** Who did it, when not the request's actor (e.g. the system expiring an enrollment). */
   readonly actor?: Actor;
   readonly occurredAt?: string;
+  /**
+   * What the security-log line of a flagged type adds to the event's data: why it happened (who
+   * revoked a grant, a replayed code). Logged, never stored or delivered.
+   */
+  readonly log?: object;
 }
 
 /**
@@ -19,6 +24,12 @@ export interface RecordOptions {
  * `fan_out`, and the webhooks feature gives it its deliveries in the same statement (the trigger
  * of webhooks/fan-out.ts); the outbox itself writes no table but its own. Actor and request id
  * come from the request's scope (context.ts) unless given.
+ *
+ * A type the catalogue flags `securityLog` is also written to the deployment's security log here,
+ * and nowhere else: one line at info with the event's id and data (`securityLine`). The line is
+ * written when the event is appended: if the transaction around it later rolls back, the line
+ * names an event id the audit trail never gets (an append is the last write of its change, so
+ * that takes a failed commit).
  *
  * The data is checked against its type's schema (payloads.ts) first, in every environment: a
  * payload that drifted from the documented contract throws, so the change rolls back and the
@@ -54,7 +65,33 @@ export async function recordEvent<T extends EventType>(
     scope.requestId,
     fanOut,
   );
+  if (scope.securityLog && 'securityLog' in EVENT_CATALOGUE[type]) {
+    scope.securityLog(type, securityLine(id, schoolId, actor, scope.requestId, data, options.log));
+  }
   return id;
+}
+
+const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * The security-log fields of an event: its id, school, request and actor (`actorUserId`,
+ * `actorClientId`), its data with camelCase keys (`user_id` → `userId`, the person it is about),
+ * and what the caller adds. Event data never holds a secret (payloads.ts), so neither does this.
+ */
+function securityLine(
+  id: string,
+  schoolId: string,
+  actor: Actor,
+  requestId: string | null,
+  data: object,
+  extra: object = {},
+): Record<string, unknown> {
+  const fields: Record<string, unknown> = { eventId: id, schoolId, requestId: requestId ?? undefined };
+  if (actor.type === 'user') fields.actorUserId = actor.id;
+  const client = actor.type === 'client' ? actor.id : actor.clientId;
+  if (client) fields.actorClientId = client;
+  for (const [key, value] of Object.entries(data)) fields[camel(key)] = value;
+  return Object.assign(fields, extra);
 }
 
 // Inside every write of the product: built and compiled once (store/prepared.ts), named on

@@ -10,6 +10,7 @@ import { bodyLimits, type UploadPath } from './body-limit.ts';
 import type { AppEnv } from './context.ts';
 import { applyDefaultHeaders } from './default-headers.ts';
 import { type Metrics, requestRecorder } from './metrics.ts';
+import { securityLogSink } from './security-log.ts';
 
 const REQUEST_ID_HEADER = 'X-Request-Id';
 const MAX_REQUEST_ID = 128;
@@ -43,6 +44,7 @@ export function requestEnvelope(ctx: {
   metrics: Metrics;
 }): MiddlewareHandler<AppEnv> {
   const log = accessLogRecorder(ctx.logger);
+  const securityLog = securityLogSink(ctx.logger);
   const record = requestRecorder(ctx.metrics);
   return async (c, next) => {
     const start = performance.now();
@@ -51,7 +53,7 @@ export function requestEnvelope(ctx: {
     c.set('requestId', id);
     // The clock for the whole request; every domain event it causes carries its id, and its
     // actor once identified.
-    await runInWorkScope({ clock: ctx.clock, event: freshEventScope(id) }, next);
+    await runInWorkScope({ clock: ctx.clock, event: freshEventScope(id, securityLog) }, next);
     const elapsedMs = performance.now() - start;
     record(c, elapsedMs);
     log(c, elapsedMs);

@@ -1,3 +1,4 @@
+import type { TaughtCourses } from '../domain/school/standing.ts';
 import type { ScopedClient } from '../oauth/scope-policy.ts';
 import type { Audience } from '../oauth/scopes.ts';
 
@@ -13,7 +14,10 @@ export interface Principal {
   readonly schoolId: string;
   /** The user's roles at that school, read at verification time. */
   readonly roles: readonly string[];
-  /** The client the token was issued to; empty for a person on the operator pages (no client). */
+  /**
+   * The client the token was issued to; empty for a person on the operator pages, who acts as
+   * themselves (no client, no token: their scopes are what their roles grant).
+   */
   readonly clientId: string;
   /** What decides which scopes the client could be granted (step-up challenges name only those). */
   readonly client: ScopedClient;
@@ -29,4 +33,9 @@ export interface Principal {
    * Account API's viewer need no second round trip); as fresh as the roles.
    */
   readonly user?: { readonly email: string; readonly name: string };
+  /**
+   * What a grant reaching only the courses the person teaches reaches (resource/narrowing.ts):
+   * set by the operator pages for a lecturer; absent, such a grant reaches no course.
+   */
+  readonly taught?: TaughtCourses;
 }

@@ -13,10 +13,15 @@ export interface Actor {
   readonly clientId?: string | null;
 }
 
+/** Writes one line of the deployment's security log (http/security-log.ts). */
+export type SecurityLogSink = (event: string, fields: Readonly<Record<string, unknown>>) => void;
+
 /** What a request knows about itself that every event it causes carries (events/context.ts). */
 export interface EventScope {
   requestId?: string;
   actor: Actor;
+  /** Where the outbox writes the security-log line of a flagged event (events/outbox.ts). */
+  securityLog?: SecurityLogSink;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decide } from '../../src/resource/authorization.ts';
+import { decide, grantedScopes } from '../../src/resource/authorization.ts';
 import type { Principal } from '../../src/resource/principal.ts';
 import { type LiveApp, postMcp, startLiveApp } from '../mcp/harness.ts';
 import { issueTestToken } from '../support/tokens.ts';
@@ -80,6 +80,51 @@ describe('the one authorization decision', () => {
     });
     const write = decide(app, { audience: 'member', scopes: ['account:write'] });
     assert.equal(!write.allowed && write.reason === 'insufficient_scope' && write.scopes.length, 0);
+  });
+});
+
+describe('roles as data: the standing table answers for tokens and the console alike', () => {
+  // The console's person: no client, their roles' scopes (web/admin/console-kit.ts).
+  const person = (roles: string[]) =>
+    principal({
+      roles,
+      clientId: '',
+      client: { kind: 'vendor', reviewed: true, allowedScopes: [] },
+      scopes: grantedScopes(roles),
+    });
+
+  it('grants each role its rows in the scope vocabulary (write implies read)', () => {
+    assert.deepEqual([...grantedScopes(['lecturer'])].sort(), [
+      'courses:read',
+      'curriculum:read',
+      'curriculum:write',
+      'storage:write',
+      'students:read',
+    ]);
+    assert.deepEqual([...grantedScopes(['student'])], []);
+    assert.ok(grantedScopes(['admin']).has('members:write') && grantedScopes(['owner']).has('school:write'));
+  });
+
+  it('a lecturer on the console reaches their rows only; with a client, not at all (not_an_operator)', () => {
+    const need = (scope: string) => ({ audience: 'operator' as const, scopes: [scope] });
+    assert.equal(decide(person(['lecturer']), need('curriculum:write')).allowed, true);
+    assert.deepEqual(decide(person(['lecturer']), need('coupons:read')), {
+      allowed: false,
+      reason: 'insufficient_scope',
+      scopes: [],
+      description: 'This request needs the coupons:read scope. This client may not be granted coupons:read.',
+    });
+    const token = principal({ roles: ['lecturer'], scopes: new Set(['courses:read']) });
+    const d = decide(token, need('courses:read'));
+    assert.equal(!d.allowed && d.reason, 'not_an_operator');
+  });
+
+  it('a token never exceeds what its person’s roles grant, and is never told to step up to it', () => {
+    const token = principal({ roles: ['admin', 'lecturer'], scopes: new Set(['courses:write']) });
+    assert.equal(decide(token, { audience: 'operator', scopes: ['courses:write'] }).allowed, true);
+    const student = principal({ roles: ['student'], clientId: '', scopes: new Set(['courses:read']) });
+    const d = decide(student, { audience: 'operator', scopes: ['courses:read'] });
+    assert.equal(!d.allowed && d.reason === 'insufficient_scope' && d.scopes.length, 0);
   });
 });
 

@@ -142,6 +142,24 @@ describe('the console for lecturers: the courses they teach, nothing else', () =
     );
   });
 
+  it('acts as the person: what their roles grant, never a token holding every scope', async () => {
+    // A person whose roles grant no admin resource runs nothing, whatever page let them in.
+    const nobody: Area = { ...leo, roles: ['student'], teaching: undefined };
+    for (const name of ['courses.list', 'coupons.list', 'school.get', 'members.update']) {
+      assert.equal(mayRun(nobody, name), false, name);
+    }
+    await refused(runForConsole(t.runtime, nobody, 'courses.list', { query: {} }), 403, 'forbidden');
+    // An admin's roles grant every operation, and reach the whole school.
+    const admin: Area = { ...leo, roles: ['admin'], teaching: undefined };
+    assert.equal(mayRun(admin, 'members.update'), true);
+    const all = await runForConsole(t.runtime, admin, 'courses.list', { query: {} });
+    assert.equal((all.body as { data: unknown[] }).data.length, 4);
+    // Uploading a lecture's file is a lecturer's; the file they uploaded is not theirs to read
+    // back (no stored file belongs to a course).
+    assert.equal(mayRun(leo, 'storage.upload'), true);
+    await refused(run('storage.delete', { params: { file_id: 'fil_any' } }), 403, 'forbidden');
+  });
+
   it('pages for owners and admins refuse a lecturer and point to their courses', async () => {
     const browser = await signedIn(t, 'lecturer@example.com');
     const demo = world.demo.schoolId;

@@ -7,12 +7,12 @@
 import { parseRoles, type Role } from './roles.ts';
 
 /**
- * What a role may do:
+ * What a role may do beyond the admin resources (ROLE_GRANTS):
  * - `act_as_member`: use member-audience clients (the Account API, member tools) for their own data;
- * - `act_as_operator`: use operator-audience clients and the operator pages to run the school;
+ * - `act_as_operator`: use operator-audience clients to run the school (operator tokens stay
+ *   owners' and admins');
  * - `manage_owners`: grant, change or remove the owner role, and invite owners;
- * - `teach`: open the operator pages of the courses they teach (their lecturer profile is on the
- *   course), and run there only `TEACHING_OPERATIONS`, only on those courses.
+ * - `teach`: open the operator pages, where their grants reach the courses they teach.
  */
 export type Permission = 'act_as_member' | 'act_as_operator' | 'manage_owners' | 'teach';
 
@@ -24,31 +24,68 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
 };
 
 /**
- * The admin operations `teach` allows, on the courses the person teaches (product.md §8): read
- * those courses, change their curriculum and lecture content (uploading the files lectures show;
- * never listing or reading the school's other files, which may be another course's paid content),
- * read their students' enrollments and progress. Operator tokens stay owners' and admins': a
- * lecturer reaches these through the operator pages only.
+ * How far a grant reaches at the school: all of it, or the courses the person teaches (those their
+ * lecturer profile is on; the narrowing rule of each resource is resource/narrowing.ts).
  */
-export const TEACHING_OPERATIONS: ReadonlySet<string> = new Set([
-  'courses.list',
-  'courses.get',
-  'curriculum.get',
-  'curriculum.get_section',
-  'curriculum.get_lecture',
-  'curriculum.create_section',
-  'curriculum.update_section',
-  'curriculum.delete_section',
-  'curriculum.reorder_sections',
-  'curriculum.create_lecture',
-  'curriculum.update_lecture',
-  'curriculum.delete_lecture',
-  'curriculum.reorder_lectures',
-  'students.list_enrollments',
-  'students.get_enrollment',
-  'students.get_progress',
-  'storage.upload',
-]);
+export type Reach = 'school' | 'taught_courses';
+
+/**
+ * One row of what a role may do with the admin resources, in the scope vocabulary
+ * (oauth/scopes.ts): a resource group (`*`: every group), its access (`write` implies `read`, as
+ * for scopes) and how far it reaches.
+ */
+interface Grant {
+  readonly resource: string;
+  readonly action: 'read' | 'write';
+  readonly reach: Reach;
+}
+
+/**
+ * What each role may do with the admin resources (product.md §2, §8). Owners and admins run the
+ * whole school. A lecturer reads the courses they teach, changes their curriculum and lecture
+ * content, reads their students' enrollments and progress, and uploads the files lectures show;
+ * they never list or read the school's other files, which may be another course's paid content.
+ * What a token may do is its scopes within these rows; what the console may do for a person is
+ * these rows (resource/authorization.ts).
+ */
+export const ROLE_GRANTS: Readonly<Record<Role, readonly Grant[]>> = {
+  owner: [{ resource: '*', action: 'write', reach: 'school' }],
+  admin: [{ resource: '*', action: 'write', reach: 'school' }],
+  lecturer: [
+    { resource: 'courses', action: 'read', reach: 'taught_courses' },
+    { resource: 'curriculum', action: 'write', reach: 'taught_courses' },
+    { resource: 'students', action: 'read', reach: 'taught_courses' },
+    { resource: 'storage', action: 'write', reach: 'taught_courses' },
+  ],
+  student: [],
+};
+
+/** The courses a grant reaching `taught_courses` reaches: the person's lecturer profile and its courses. */
+export interface TaughtCourses {
+  readonly lecturerId: string | null;
+  readonly courseIds: ReadonlySet<string>;
+}
+
+/**
+ * How far these roles reach for the scope `<resource>:<action>`: the widest of their rows that
+ * covers it (`write` covers `read`), or undefined when none does.
+ */
+export function reachOf(roles: readonly string[], scope: string): Reach | undefined {
+  const colon = scope.indexOf(':');
+  if (colon < 0) return undefined;
+  const resource = scope.slice(0, colon);
+  const action = scope.slice(colon + 1);
+  let reach: Reach | undefined;
+  for (const role of roles) {
+    for (const g of ROLE_GRANTS[role as Role] ?? []) {
+      if (g.resource !== '*' && g.resource !== resource) continue;
+      if (g.action !== action && g.action !== 'write') continue;
+      if (g.reach === 'school') return 'school';
+      reach = g.reach;
+    }
+  }
+  return reach;
+}
 
 /** The two audiences a client acts for (oauth/scopes.ts), each needing its permission. */
 const AUDIENCE_PERMISSION = { operator: 'act_as_operator', member: 'act_as_member' } as const;

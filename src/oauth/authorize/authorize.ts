@@ -1,6 +1,5 @@
 import { type Context, type ErrorHandler, Hono } from 'hono';
 import type { AppContext, AppEnv } from '../../http/context.ts';
-import { logSecurityEvent } from '../../http/security-log.ts';
 import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from '../../http/sessions.ts';
 import { inTransaction } from '../../store/database.ts';
 import { nowMs } from '../../store/time.ts';
@@ -54,9 +53,9 @@ async function approve(
   req: AuthorizationRequest,
   session: Session,
   school: EligibleSchool,
-  requestId: string,
 ): Promise<string> {
-  const { grantId, code } = await inTransaction(ctx.db, async (tx) => {
+  // The grant's `grant.created` event is its security-log line too (events/outbox.ts).
+  const { code } = await inTransaction(ctx.db, async (tx) => {
     const grant = await createGrant(tx, {
       clientId: req.client.id,
       userId: session.userId,
@@ -78,14 +77,6 @@ async function approve(
       authTime: session.authTime,
     });
     return { grantId: grant.id, code: issued };
-  });
-  logSecurityEvent(ctx.logger, 'grant.created', {
-    schoolId: school.id,
-    userId: session.userId,
-    clientId: req.client.id,
-    grantId,
-    scopes: req.scopes,
-    requestId,
   });
   return code;
 }
@@ -243,7 +234,7 @@ async function rememberedOrConsent(
       resource: ctx.config.baseUrl,
     });
     if (remembered) {
-      const code = await approve(ctx, req, session, school, c.get('requestId'));
+      const code = await approve(ctx, req, session, school);
       return redirectToClient(c, ctx, req.redirectUri, { code, state: req.state }, 302);
     }
   }
@@ -327,7 +318,7 @@ export function createAuthorizeApp(ctx: AppContext, pages: AuthorizePages): Hono
     const session = await checkConsentSession(ctx, c, csrf);
     const req = await validateAuthorizeParams(ctx, target.client, target.redirectUri, raw);
     const school = await chosenSchool(ctx, req, session, decision);
-    const code = await approve(ctx, req, session, school, c.get('requestId'));
+    const code = await approve(ctx, req, session, school);
     return redirectToClient(c, ctx, req.redirectUri, { code, state: req.state }, 303);
   });
 

@@ -268,7 +268,7 @@ export async function updateMemberApp(
     let revokedGrants = 0;
     for (const grant of await liveGrantsOf(tx, schoolId, clientId)) {
       if (parseScopes(grant.scopes).some((s) => !allowed.has(s))) {
-        await revokeGrant(tx, grant.id);
+        await revokeGrant(tx, grant.id, { by: 'operator', reason: 'member_app_scopes_narrowed' });
         revokedGrants++;
       }
     }
@@ -340,7 +340,9 @@ export async function rotateMemberAppSecret(
 export async function deleteMemberApp(db: Db, schoolId: string, clientId: string): Promise<boolean> {
   return inTransaction(db, async (tx) => {
     if (!(await getMemberApp(tx, schoolId, clientId))) return false;
-    for (const grant of await liveGrantsOf(tx, schoolId, clientId)) await revokeGrant(tx, grant.id);
+    for (const grant of await liveGrantsOf(tx, schoolId, clientId)) {
+      await revokeGrant(tx, grant.id, { by: 'operator', reason: 'member_app_deleted' });
+    }
     await tx
       .deleteFrom('oauth_clients')
       .where('id', '=', clientId)

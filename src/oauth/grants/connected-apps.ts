@@ -9,7 +9,7 @@ import { inTransaction } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { formatScopes, parseScopes } from '../scopes.ts';
 import type { ClientKind } from '../tables.ts';
-import { revokeGrant } from './grants.ts';
+import { type Revocation, revokeGrant } from './grants.ts';
 
 /** One client acting for one person at one school. */
 export interface Connection {
@@ -122,6 +122,7 @@ async function revokeConnectionOf(
   db: Db,
   grantId: string,
   scope: { schoolId?: string; userId?: string },
+  why: Revocation,
 ): Promise<number> {
   return inTransaction(db, async (tx) => {
     let find = tx
@@ -140,7 +141,7 @@ async function revokeConnectionOf(
       .where('school_id', '=', grant.school_id)
       .where('revoked_at', 'is', null)
       .execute();
-    for (const s of siblings) await revokeGrant(tx, s.id);
+    for (const s of siblings) await revokeGrant(tx, s.id, why);
     return siblings.length;
   });
 }
@@ -150,7 +151,7 @@ async function revokeConnectionOf(
  * found, so another school's grant id revokes nothing. Returns the number of grants revoked.
  */
 export function revokeSchoolConnection(db: Db, schoolId: string, grantId: string): Promise<number> {
-  return revokeConnectionOf(db, grantId, { schoolId });
+  return revokeConnectionOf(db, grantId, { schoolId }, { by: 'operator' });
 }
 
 /**
@@ -158,5 +159,5 @@ export function revokeSchoolConnection(db: Db, schoolId: string, grantId: string
  * grant id of someone else revokes nothing. Returns the number of grants revoked.
  */
 export function revokeOwnConnection(db: Db, userId: string, grantId: string): Promise<number> {
-  return revokeConnectionOf(db, grantId, { userId });
+  return revokeConnectionOf(db, grantId, { userId }, { by: 'member' });
 }

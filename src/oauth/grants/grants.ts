@@ -191,11 +191,25 @@ export async function latestRotation(
 }
 
 /**
+ * Who revoked a grant, and why when Lectern did: the security log's line of the revocation
+ * (`by`, `reason`), never stored.
+ */
+export interface Revocation {
+  readonly by: 'client' | 'member' | 'operator' | 'lectern';
+  readonly reason?:
+    | 'authorization_code_reused'
+    | 'refresh_token_reused'
+    | 'password_set'
+    | 'member_app_scopes_narrowed'
+    | 'member_app_deleted';
+}
+
+/**
  * Revokes a grant and every token issued from it, at once (RFC 7009 §2.1: revoking a refresh
  * token should revoke the access tokens of the same grant), and drops its kept rotation answer.
- * Idempotent.
+ * Idempotent. `why` goes to the security log's line of the `grant.revoked` event.
  */
-export async function revokeGrant(db: Db | Tx, grantId: string): Promise<void> {
+export async function revokeGrant(db: Db | Tx, grantId: string, why: Revocation): Promise<void> {
   const now = isoNow();
   const revoked = await db
     .updateTable('oauth_grants')
@@ -207,7 +221,7 @@ export async function revokeGrant(db: Db | Tx, grantId: string): Promise<void> {
   // Only the call that revoked it tells of it: revoking again is silent (idempotent).
   if (revoked) {
     const data = grantData(grantId, revoked.client_id, revoked.user_id, parseScopes(revoked.scopes));
-    await recordEvent(db, revoked.school_id, 'grant.revoked', data);
+    await recordEvent(db, revoked.school_id, 'grant.revoked', data, { log: why });
   }
   await db
     .updateTable('oauth_tokens')
@@ -228,7 +242,7 @@ export async function revokeAllGrantsOfUser(db: Db | Tx, userId: string): Promis
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .execute();
-  for (const grant of live) await revokeGrant(db, grant.id);
+  for (const grant of live) await revokeGrant(db, grant.id, { by: 'lectern', reason: 'password_set' });
   return live.length;
 }
 

@@ -24,14 +24,17 @@ export function createRevokeApp(ctx: AppContext): Hono<AppEnv> {
     // §2.1: token_type_hint is only a hint; the hash lookup finds either kind.
     const stored = await findToken(ctx.db, token);
     if (stored && stored.clientId === client.id) {
-      if (stored.kind === 'refresh') await revokeGrant(ctx.db, stored.grantId);
-      else await revokeToken(ctx.db, stored.tokenHash);
-      logSecurityEvent(ctx.logger, stored.kind === 'refresh' ? 'grant.revoked' : 'token.revoked', {
-        clientId: client.id,
-        grantId: stored.grantId,
-        by: 'client',
-        requestId: c.get('requestId'),
-      });
+      // A refresh token's revocation is the grant's event, logged with it (events/outbox.ts).
+      if (stored.kind === 'refresh') await revokeGrant(ctx.db, stored.grantId, { by: 'client' });
+      else {
+        await revokeToken(ctx.db, stored.tokenHash);
+        logSecurityEvent(ctx.logger, 'token.revoked', {
+          clientId: client.id,
+          grantId: stored.grantId,
+          by: 'client',
+          requestId: c.get('requestId'),
+        });
+      }
     }
     return c.body(null, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   });

@@ -16,6 +16,9 @@ import { signIdToken } from './id-token.ts';
 // RFC 7636 §4.1: code_verifier = 43*128unreserved.
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
+/** A replayed code's revocation, as the security log names it (RFC 6749 §4.1.2, OAuth 2.1 §4.1.3). */
+const CODE_REUSE = { by: 'lectern', reason: 'authorization_code_reused' } as const;
+
 /** The outcome of a code exchange: tokens, plus an id_token when `openid` was granted. */
 export interface CodeExchange {
   readonly tokens: IssuedTokens;
@@ -46,7 +49,7 @@ export async function exchangeAuthorizationCode(
   if (!stored) throw new OAuthError('invalid_grant', 'The authorization code is invalid.');
   // RFC 6749 §4.1.2: a code used twice revokes every token issued from it.
   if (stored.usedAt) {
-    await revokeGrant(ctx.db, stored.grantId);
+    await revokeGrant(ctx.db, stored.grantId, CODE_REUSE);
     throw new OAuthError(
       'invalid_grant',
       'The authorization code was already used; the tokens issued for it have been revoked.',
@@ -92,7 +95,7 @@ export async function exchangeAuthorizationCode(
     return issued;
   });
   if (!tokens) {
-    await revokeGrant(ctx.db, stored.grantId);
+    await revokeGrant(ctx.db, stored.grantId, CODE_REUSE);
     throw new OAuthError(
       'invalid_grant',
       'The authorization code was already used; the tokens issued for it have been revoked.',

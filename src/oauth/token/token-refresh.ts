@@ -87,7 +87,7 @@ function withinGrace(ctx: AppContext, token: StoredToken): boolean {
 
 /** RFC 9700 §4.14.2: a rotated-out token presented again revokes every token of its grant. */
 async function reuse(ctx: AppContext, token: StoredToken): Promise<never> {
-  await revokeGrant(ctx.db, token.grantId);
+  await revokeGrant(ctx.db, token.grantId, { by: 'lectern', reason: 'refresh_token_reused' });
   throw new OAuthError('invalid_grant', REUSE);
 }
 

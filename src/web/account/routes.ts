@@ -7,7 +7,6 @@ import { html } from 'hono/html';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
-import { logSecurityEvent } from '../../http/security-log.ts';
 import {
   type Connection,
   listUserConnections,
@@ -155,15 +154,6 @@ export function createAccountPagesApp(ctx: AppContext): Hono<AppEnv> {
     // Only the viewer's own grants are found: someone else's grant id revokes nothing.
     const grantId = form.get('grant') ?? '';
     const revoked = await revokeOwnConnection(ctx.db, viewer.user.id, grantId);
-    if (revoked > 0) {
-      logSecurityEvent(ctx.logger, 'grant.revoked', {
-        userId: viewer.user.id,
-        grantId,
-        grantsRevoked: revoked,
-        by: 'member',
-        requestId: c.get('requestId'),
-      });
-    }
     return c.redirect(`/account?done=${revoked > 0 ? 'revoked' : 'not-found'}`, 303);
   });
 

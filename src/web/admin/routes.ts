@@ -9,7 +9,6 @@ import { switchBeta } from '../../admin/school-actions.ts';
 import { findMembership } from '../../domain/school/memberships.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { putFlash, takeFlash } from '../../http/flash.ts';
-import { logSecurityEvent } from '../../http/security-log.ts';
 import {
   createMemberApp,
   deleteMemberApp,
@@ -59,12 +58,6 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
       }
       return handler(c, area);
     });
-  const event = (c: Context<AppEnv>, area: Area, clientId: string) => ({
-    schoolId: area.school.id,
-    clientId,
-    actorUserId: area.viewer.user.id,
-    requestId: c.get('requestId'),
-  });
   const secretFlash = (clientId: string) => `member-app-secret:${clientId}`;
   const form = async (c: Context<AppEnv>, area: Area) => readForm(ctx, c, area.viewer);
   const done = (c: Context<AppEnv>) => c.req.query('done');
@@ -145,16 +138,6 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
       if (fields instanceof Response) return fields;
       const grantId = fields.get('grant') ?? '';
       const revoked = await revokeSchoolConnection(ctx.db, area.school.id, grantId);
-      if (revoked > 0) {
-        logSecurityEvent(ctx.logger, 'grant.revoked', {
-          schoolId: area.school.id,
-          actorUserId: area.viewer.user.id,
-          grantId,
-          grantsRevoked: revoked,
-          by: 'operator',
-          requestId: c.get('requestId'),
-        });
-      }
       return c.redirect(
         areaPath(area.school.id, `/connected?done=${revoked > 0 ? 'revoked' : 'not-found'}`),
         303,
@@ -202,10 +185,6 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
           createdByUserId: area.viewer.user.id,
         });
         const clientId = created.app.clientId;
-        logSecurityEvent(ctx.logger, 'member_app.created', {
-          ...event(c, area, clientId),
-          authMethod: created.app.authMethod,
-        });
         if (!created.clientSecret) {
           return c.redirect(appPathOf(area, clientId, '?done=created'), 303);
         }
@@ -280,10 +259,6 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
       const overlap = ctx.config.clientSecretOverlapSeconds;
       const rotated = await rotateMemberAppSecret(ctx.db, area.school.id, found.clientId, overlap);
       if (!rotated) return messagePage(c, 400, 'No secret to rotate', 'Public apps have no client secret.');
-      logSecurityEvent(ctx.logger, 'member_app.secret_rotated', {
-        ...event(c, area, found.clientId),
-        previousValidUntil: rotated.previousValidUntil,
-      });
       const flash: SecretFlash = {
         secret: rotated.secret,
         rotated: true,
@@ -309,9 +284,7 @@ export function createAdminPagesApp(ctx: AppContext): Hono<AppEnv> {
     withApp(async (c, area, found) => {
       const fields = await form(c, area);
       if (fields instanceof Response) return fields;
-      if (await deleteMemberApp(ctx.db, area.school.id, found.clientId)) {
-        logSecurityEvent(ctx.logger, 'member_app.deleted', event(c, area, found.clientId));
-      }
+      await deleteMemberApp(ctx.db, area.school.id, found.clientId);
       return c.redirect(areaPath(area.school.id, '/apps?done=deleted'), 303);
     }),
   );

@@ -9,6 +9,7 @@ import type { AppContext } from '../../http/context.ts';
 import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from '../../http/sessions.ts';
 import { isFormRequest } from '../../oauth/form-body.ts';
 import { type Html, sendPage } from '../layout.ts';
+import { utcTimeOf } from './school-format.ts';
 
 /** The person behind a signed-in browser, and the CSRF token their forms carry. */
 export interface Viewer {
@@ -142,10 +143,9 @@ export function notice(kind: 'success' | 'error' | 'warning', text: string | Htm
   return html`<div class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}"><p>${text}</p></div>`;
 }
 
-/** An ISO timestamp as a readable UTC date and time. */
+/** An ISO timestamp as a readable UTC date and time (school-format.ts `utcTimeOf`), or "never". */
 export function when(iso: string | null): Html {
-  if (!iso) return html`<span class="muted">never</span>`;
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return iso ? utcTimeOf(iso) : html`<span class="muted">never</span>`;
 }
 
 /** Sends a signed-in page: wide layout, forms post only to this origin. */

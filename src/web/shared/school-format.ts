@@ -1,8 +1,9 @@
 /**
- * How every page says money, dates and days the way the school does (the console, the school's
- * site, its learning area): amounts (integer minor units) in its locale, instants and calendar
- * days in its time zone, and the instants where the school's days begin (what a date typed into a
- * form means).
+ * The one formatter of money, dates, sizes and days for every page (the console, the school's
+ * site, its learning area, the account): amounts (integer minor units) in the school's locale,
+ * instants and calendar days in its time zone, and the instants where the school's days begin
+ * (what a date typed into a form means). Pages with no school (the account) say instants in UTC
+ * (`utcTimeOf`). No page formats a number, an amount or a date with Intl of its own.
  */
 import { html } from 'hono/html';
 import type { Html } from '../layout.ts';
@@ -33,48 +34,114 @@ function localeOf(school: Pick<School, 'locale'>): string {
 /** A calendar day as forms send it: YYYY-MM-DD. */
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-const numberFormats = new Map<string, Intl.NumberFormat>();
-function currencyFormat(locale: string, currency: string): Intl.NumberFormat {
+// A code Intl does not know (a stored value from before the check) has none: undefined.
+const numberFormats = new Map<string, Intl.NumberFormat | undefined>();
+function currencyFormat(locale: string, currency: string): Intl.NumberFormat | undefined {
   const key = `${locale}|${currency}`;
-  let format = numberFormats.get(key);
-  if (!format) {
-    format = new Intl.NumberFormat(locale, { style: 'currency', currency });
+  if (!numberFormats.has(key)) {
+    let format: Intl.NumberFormat | undefined;
+    try {
+      format = new Intl.NumberFormat(locale, { style: 'currency', currency });
+    } catch {
+      format = undefined;
+    }
     numberFormats.set(key, format);
   }
-  return format;
+  return numberFormats.get(key);
 }
 
-/** An amount in minor units of `currency` (the school's by default), in the school's locale. */
-export function money(school: School, amount: number, currency = school.currency): string {
+/** How many decimals `currency`'s minor units have (2 for EUR, 0 for JPY; 2 for an unknown code). */
+export function currencyDigits(currency: string): number {
+  return currencyFormat('en', currency)?.resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/**
+ * An amount in minor units of `currency` (the school's by default), in the school's locale
+ * ("$49.00", "49,00 €", "¥4,900"); a code Intl does not know is written after the plain amount.
+ */
+export function money(
+  school: Pick<School, 'locale' | 'currency'>,
+  amount: number,
+  currency = school.currency,
+): string {
   const format = currencyFormat(localeOf(school), currency);
+  if (!format) return `${(amount / 100).toFixed(2)} ${currency}`;
   const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
   return format.format(amount / 10 ** digits);
 }
 
+/** A price as catalogues show it: "Free" for 0, else the amount. */
+export function price(
+  school: Pick<School, 'locale' | 'currency'>,
+  amount: number,
+  currency = school.currency,
+) {
+  return amount === 0 ? 'Free' : money(school, amount, currency);
+}
+
+/** A currency's name in the school's language ("US Dollar"), or its code when Intl has none. */
+export function currencyName(school: Pick<School, 'locale'>, currency: string): string {
+  try {
+    return new Intl.DisplayNames([localeOf(school), 'en'], { type: 'currency' }).of(currency) ?? currency;
+  } catch {
+    return currency;
+  }
+}
+
+/** A file's size in the school's locale, in decimal units: "1.2 MB", "18 kB", "512 bytes". */
+export function fileSize(school: Pick<School, 'locale'>, bytes: number): string {
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return new Intl.NumberFormat(localeOf(school), {
+    style: 'unit',
+    unit: units[unit],
+    unitDisplay: unit === 0 ? 'long' : 'short',
+    maximumFractionDigits: unit === 0 ? 0 : 1,
+  }).format(value);
+}
+
 /** A count in the school's locale ("1,234"). */
-export function count(school: School, n: number): string {
+export function count(school: Pick<School, 'locale'>, n: number): string {
   return new Intl.NumberFormat(localeOf(school)).format(n);
 }
 
 /** A share 0..1 as a percentage in the school's locale ("22.5%"). */
-export function percent(school: School, share: number): string {
+export function percent(school: Pick<School, 'locale'>, share: number): string {
   return new Intl.NumberFormat(localeOf(school), { style: 'percent', maximumFractionDigits: 1 }).format(
     share,
   );
 }
 
-/** An instant as the school's date and time ("27 Nov 2026, 14:05"), in its zone. */
-export function dateTime(school: School, iso: string): string {
+/**
+ * An instant as the school's date and time ("27 Nov 2026, 14:05"), in its zone; a value that is
+ * not an instant is shown as it is.
+ */
+export function dateTime(school: Pick<School, 'locale' | 'timezone'>, iso: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
   return new Intl.DateTimeFormat(localeOf(school), {
     timeZone: school.timezone,
     dateStyle: 'medium',
     timeStyle: 'short',
-  }).format(new Date(iso));
+  }).format(ms);
 }
 
 /** An instant as a `<time>` element reading as the school's date and time. */
-export function timeOf(school: School, iso: string): Html {
+export function timeOf(school: Pick<School, 'locale' | 'timezone'>, iso: string): Html {
   return html`<time datetime="${iso}">${dateTime(school, iso)}</time>`;
+}
+
+/**
+ * An instant as a `<time>` element in UTC ("2026-11-27 14:05 UTC"), for pages that belong to no
+ * school (the account); a page of a school says it in the school's zone (`timeOf`).
+ */
+export function utcTimeOf(iso: string): Html {
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
 /** The offset of `timeZone` from UTC at the instant `ms`, in milliseconds. */
@@ -243,4 +310,23 @@ export function duration(seconds: number): string {
 export function words(value: string): string {
   const spaced = value.replaceAll('_', ' ');
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
+
+/** The formatters of one school, bound once per page (the learning area's pages). */
+export interface SchoolFormat {
+  /** An amount in minor units of `currency` (the school's when omitted), e.g. "$49.00". */
+  money(amount: number, currency?: string): string;
+  /** An instant as a date in the school's zone, e.g. "3 March 2026". */
+  date(iso: string): Html;
+  /** A span of time in the school's zone, its zone named. */
+  span(startIso: string, endIso: string): Html;
+}
+
+/** The formatters of `school`. */
+export function schoolFormat(school: School): SchoolFormat {
+  return {
+    money: (amount, currency = school.currency) => money(school, amount, currency),
+    date: (iso) => html`<time datetime="${iso}">${longDay(school, iso)}</time>`,
+    span: (start, end) => html`<time datetime="${start}">${dateTimeRange(school, start, end)}</time>`,
+  };
 }
