@@ -103,7 +103,31 @@ describe('slugs made from titles (courses, posts, pages)', () => {
     assert.equal(taken.body.code, 'slug_taken');
   });
 
+  it('the MCP tool courses_create takes a title alone and answers the made slug', async () => {
+    const res = await t.request('/mcp', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await world.demo.token()}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'courses_create', arguments: { title: 'Made by an Agent' } },
+      }),
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    const json = JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}'));
+    assert.equal(json.result.isError, undefined, text);
+    assert.equal(json.result.structuredContent.slug, 'made-by-an-agent');
+  });
+
   it('the OpenAPI document marks slug optional on create and says how it is made', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document, read field by field
     const doc = (await (await t.request('/openapi.json')).json()) as any;
     for (const path of ['/api/v1/courses', '/api/v1/posts', '/api/v1/pages']) {
       const schema = doc.paths[path].post.requestBody.content['application/json'].schema;
