@@ -36,7 +36,7 @@ const LETTERS: Readonly<Record<string, string>> = {
  * transliterated (“Café Crème” → `cafe-creme`), at most MAX_BASE characters; `fallback` when
  * nothing of the title is left (a title of symbols, or of a script with no ASCII spelling).
  */
-export function slugFromTitle(title: string, fallback: string): string {
+function slugFromTitle(title: string, fallback: string): string {
   const ascii = title
     .toLowerCase()
     .replace(/[ßæœøđðþłıħŋ]/g, (ch) => LETTERS[ch] ?? '')

@@ -11,7 +11,7 @@ import { createUser, findUserByEmail, type User } from './users.ts';
  */
 
 /** Why a school's site takes no sign-up. */
-export type SignUpRefusal =
+type SignUpRefusal =
   /** The school closed it (`schools.signup_open`). */
   | 'closed'
   /**

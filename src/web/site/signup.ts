@@ -93,7 +93,7 @@ function backTo(ctx: AppContext, req: SiteRequest, value: string | null | undefi
 }
 
 /** The refusal of a sign-up the domain does not allow (closed, or no mail to confirm with). */
-export function signUpUnavailable(req: SiteRequest, returnTo: string): PageRefusal | undefined {
+function signUpUnavailable(req: SiteRequest, returnTo: string): PageRefusal | undefined {
   if (req.signUp.ok) return undefined;
   const name = req.site.name;
   const signIn = { href: signInHref(returnTo), label: 'Sign in' };
