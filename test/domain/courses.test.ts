@@ -83,7 +83,7 @@ describe('courses repository contract', () => {
     assert.equal(p.status, 422);
     assert.deepEqual(
       (p.errors as Array<{ field: string }>).map((e) => e.field),
-      ['slug', 'title', 'status', 'priceAmount', 'currency'],
+      ['title', 'slug', 'status', 'priceAmount', 'currency'],
     );
   });
 

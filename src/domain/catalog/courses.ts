@@ -43,8 +43,8 @@ export interface Course {
 
 /** A course's fields as a client writes them: each rule once (the admin API derives its bodies). */
 const CourseFields = z.object({
-  slug: Slug,
   title: Text(200),
+  slug: Slug,
   description: z.string().max(20_000),
   status: z.enum(COURSE_STATUSES),
   priceAmount: Amount,

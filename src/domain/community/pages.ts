@@ -39,8 +39,8 @@ export interface SitePage {
  * fixed hold other shapes); the API writes only its structured blocks (its `PageBlock`).
  */
 const SitePageFields = z.object({
-  slug: Slug,
   title: Text(200),
+  slug: Slug,
   blocks: worded(
     z.array(z.looseObject({ type: z.string() })).max(200),
     'must be an array of at most 200 blocks, each with a type',

@@ -48,10 +48,11 @@ function slugFromTitle(title: string, fallback: string): string {
   return cut === '' ? fallback : cut;
 }
 
-/** The slug of a create: optional, made from the title when absent. */
-export const SlugOnCreate = Slug.describe(
-  'Made from the title when absent: lower-case ASCII words joined by hyphens, with -2, -3 … added to be unique in the school. A slug given here is used as is, and must be free (409 `slug_taken`).',
-).optional();
+/**
+ * The slug of a create: optional, made from the title when left out (the operations say so; the
+ * field keeps the Slug rule's own wording, which the console shows as its hint).
+ */
+export const SlugOnCreate = Slug.optional();
 
 /** The tables whose rows a school addresses by slug (unique per school). */
 type SluggedTable = 'courses' | 'posts' | 'pages';
