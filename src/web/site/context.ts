@@ -53,11 +53,12 @@ function formPage(req: SiteRequest, path: string): string {
 }
 
 /**
- * Every POST route of the site takes this step first: it is a web form that came from this site that came from this site (OWASP CSRF cheat sheet): a
- * signed-in visitor's form carries the session's synchronizer token; a signed-out visitor's the
- * signed double-submit token of its `lectern_csrf` cookie; a public form a token signed for the
- * address it posts to (signing.ts), so a form page needs no cookie. Anything else is refused
- * before the handler reads the form (`c.get('form')`).
+ * Every POST route of the site takes this step first: the body must be a web form that came from
+ * this site (OWASP CSRF cheat sheet). A signed-in visitor's form carries the session's
+ * synchronizer token; a signed-out visitor's, the signed double-submit token of its
+ * `lectern_csrf` cookie; a public form, a token signed for the address it posts to (signing.ts),
+ * so its page needs no cookie. Anything else is refused before the handler reads the form
+ * (`c.get('form')`).
  */
 export function checkFormStep(ctx: AppContext): MiddlewareHandler<SiteEnv> {
   return async (c, next) => {
