@@ -45,7 +45,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAgentDocsApp(ctx));
   app.route('/', createInvitationPagesApp(ctx));
   app.route('/', createLearnPagesApp(ctx));
-  app.route('/', createSchoolSiteApp(ctx));
+  app.route('/schools/:subdomain/', createSchoolSiteApp(ctx));
   app.route('/', createLandingApp(ctx));
   return app;
 }

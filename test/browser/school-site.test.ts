@@ -1,7 +1,8 @@
 /**
  * A school's public site in Chromium: a visitor goes from the front page to Demo Academy, sees
  * only published courses, opens a free preview, signs up (a mistake first, shown by the field),
- * comes back to the course, enrols in the free course and lands in the learning area; the
+ * opens the link of the mail and presses its button, comes back to the course signed in, enrols
+ * in the free course and lands in the learning area; the
  * enrollment shows through the admin API. Every kind of page is checked with axe and screenshotted
  * at desktop and phone width (checkPage), and once in dark mode.
  */
@@ -12,6 +13,7 @@ import { DEMO } from '../../src/domain/demo/demo-constants.ts';
 import type { TestApp } from '../support/app.ts';
 import { checkPage, chromiumSkip, launchChromium, SCREENSHOTS } from '../support/chromium.ts';
 import { type LiveApp, startLiveApp } from '../support/live-app.ts';
+import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { createWorld, type World } from '../support/world.ts';
 
 const skip = chromiumSkip;
@@ -23,10 +25,12 @@ describe('a school site in Chromium', () => {
   let w: World;
   let base: string;
   let browser: Browser;
+  let smtp: TestSmtpServer;
 
   before(async () => {
     if (skip) return; // nothing was started
-    live = await startLiveApp();
+    smtp = await startTestSmtpServer();
+    live = await startLiveApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Lectern <no-reply@lectern.test>' });
     ({ t, baseUrl: base } = live);
     w = await createWorld(t);
     browser = await launchChromium();
@@ -35,6 +39,7 @@ describe('a school site in Chromium', () => {
     if (skip) return; // nothing was started
     await browser?.close();
     await live?.close();
+    await smtp?.close();
   });
 
   /** The admin API as Demo Academy's owner. */
@@ -109,6 +114,16 @@ describe('a school site in Chromium', () => {
     await page.getByLabel('Email').fill('vic@example.com');
     await page.getByLabel('Choose a password').fill('a-long-password');
     await page.getByLabel('Choose a password').press('Enter');
+    await page.waitForURL(`${base}/schools/demo/signup`);
+    assert.equal(await h1(page), 'Check your email');
+    await checkPage(page, PREFIX, 'signup-sent');
+
+    // The mail's link shows a button; pressing it confirms the address and signs the person in.
+    const mail = await smtp.waitFor((m) => m.envelopeTo.includes('vic@example.com'));
+    await page.goto(linkIn(mail, `${base}/schools/demo/signup/confirm?`));
+    assert.equal(await h1(page), 'Confirm your email address');
+    await checkPage(page, PREFIX, 'signup-confirm');
+    await page.getByRole('button', { name: 'Confirm my email address' }).click();
     await page.waitForURL(`${base}/schools/demo/courses/${DEMO.courses.sql}`);
 
     // Signed in, back on the course: Enrol, and the learning area is where it lands.

@@ -51,6 +51,25 @@ describe('courses repository contract', () => {
     );
   });
 
+  it('without a slug, makes one from the title, unique in the school even when created at once', async () => {
+    const one = await createCourse(f.db, f.schoolA, { title: 'Ölmalerei für Anfänger' });
+    assert.equal(one.slug, 'olmalerei-fur-anfanger');
+    const raced = await Promise.all(
+      [1, 2, 3].map(() => createCourse(f.db, f.schoolA, { title: 'Ölmalerei für Anfänger' })),
+    );
+    assert.deepEqual(raced.map((c) => c.slug).sort(), [
+      'olmalerei-fur-anfanger-2',
+      'olmalerei-fur-anfanger-3',
+      'olmalerei-fur-anfanger-4',
+    ]);
+    assert.equal(
+      (await createCourse(f.db, f.schoolB, { title: 'Ölmalerei für Anfänger' })).slug,
+      'olmalerei-fur-anfanger',
+    );
+    assert.equal((await createCourse(f.db, f.schoolA, { title: '—' })).slug, 'course');
+    assert.equal((await findCourse(f.db, f.schoolA, one.id))?.slug, one.slug);
+  });
+
   it('refuses bad input with 422 naming each field', async () => {
     const p = await problemOf(
       createCourse(f.db, f.schoolA, {
@@ -64,7 +83,7 @@ describe('courses repository contract', () => {
     assert.equal(p.status, 422);
     assert.deepEqual(
       (p.errors as Array<{ field: string }>).map((e) => e.field),
-      ['slug', 'title', 'status', 'priceAmount', 'currency'],
+      ['title', 'slug', 'status', 'priceAmount', 'currency'],
     );
   });
 

@@ -141,7 +141,7 @@ describe('public forms of a school site', () => {
     assert.equal((await submissions()).length, before);
   });
 
-  it('a tampered, missing, expired or other form’s token is refused with the form again', async () => {
+  it('a tampered, missing, expired or other form’s token is refused, with a way back to the form', async () => {
     const before = (await submissions()).length;
     const good = await shown();
     good.set('name', 'T');
@@ -154,11 +154,13 @@ describe('public forms of a school site', () => {
       fields.set('form_token', bad);
       const res = await post(fields);
       assert.equal(res.status, 403, bad);
+      const text = await res.text();
       assert.ok(
-        (await res.text()).includes(
-          'This form has expired or did not come from this page. Please send it again.',
+        text.includes(
+          'This form has expired or did not come from this site. Go back, reload the page and try again.',
         ),
       );
+      assert.ok(text.includes(`<a href="/schools/demo/forms/${formId}">Back to the page</a>`));
     }
     // The token of Other School's form does not open Demo Academy's.
     const otherPage = await t.request(`/schools/other/forms/${otherFormId}`, {
@@ -190,7 +192,7 @@ describe('public forms of a school site', () => {
     assert.equal((await submissions()).length, before);
   });
 
-  it('another school’s form under this school, and unknown ids, are a 404', async () => {
+  it('another school’s form under this school, and unknown ids, are a 404 (a post without the form’s token is refused first)', async () => {
     for (const id of [otherFormId, 'frm_00000000000000000000000000', 'nope', '%3Cscript%3E']) {
       const res = await t.request(`/schools/demo/forms/${id}`, { headers: { accept: 'text/html' } });
       assert.equal(res.status, 404, id);
@@ -200,7 +202,9 @@ describe('public forms of a school site', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...from() },
         body: 'nachricht=hi',
       });
-      assert.equal(posted.status, 404);
+      // Every form post is checked for its token before anything is read: the same 403 whether
+      // or not the form exists.
+      assert.equal(posted.status, 403);
     }
     assert.equal(
       (await t.request(`/schools/other/forms/${otherFormId}`, { headers: { accept: 'text/html' } })).status,

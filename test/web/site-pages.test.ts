@@ -12,6 +12,7 @@ import { localFileStore } from '../../src/domain/school/file-store.ts';
 import { storeFile } from '../../src/domain/school/storage.ts';
 import { api } from '../admin/api.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { createWorld, schoolFixture, type World } from '../support/world.ts';
 import { assertPageHeaders } from './pages-support.ts';
 
@@ -21,13 +22,19 @@ describe('the school site', () => {
   let t: TestApp;
   let w: World;
   let demoApi: ReturnType<typeof api>;
+  let smtp: TestSmtpServer;
 
   before(async () => {
-    t = await createTestApp();
+    // A deployment that sends email: the sites take sign-ups (domain/school/sign-up.ts).
+    smtp = await startTestSmtpServer();
+    t = await createTestApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Lectern <no-reply@lectern.test>' });
     w = await createWorld(t);
     demoApi = api(t, await w.demo.token());
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await smtp.close();
+  });
 
   const page = async (path: string, status = 200) => {
     const res = await t.request(path, { headers: HTML });

@@ -1,10 +1,11 @@
 /**
- * Signing up and enrolling at a school's site over HTTP: sign-up makes an account and a student
- * membership, signs the person in and returns them to the page they came from; with SMTP the
- * email is confirmed through a link and the button of the page it opens (opening it proves
- * nothing); a school can close sign-up; an email that has an account is told to sign in; hostile
- * input gets the form again with the errors by the fields. Enrolling in a free course goes
- * through the same domain rule as the admin API, and shows there.
+ * Signing up and enrolling at a school's site over HTTP. Sign-up answers the same page whatever
+ * the email (docs/security.md; OWASP Authentication Cheat Sheet, "Authentication and Error
+ * Messages"): a new address gets an account, a student membership and a mail whose link (opened,
+ * then its button pressed: opening proves nothing) confirms the address and signs the person in;
+ * an address that has an account gets its owner a mail instead. Without SMTP the site takes no
+ * sign-up. A school can close sign-up; hostile input gets the form again with the errors by the
+ * fields. Enrolling in a free course goes through the domain's rule and shows in the admin API.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,10 +14,12 @@ import { findMembership } from '../../src/domain/school/memberships.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { api } from '../admin/api.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
-import { Browser, formFields } from '../support/oauth-flow.ts';
-import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
+import { Browser, formFields, signIn } from '../support/oauth-flow.ts';
+import { linkIn, type ReceivedMail, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { createWorld, type World } from '../support/world.ts';
 import { assertPageHeaders, locationOf, signedIn } from './pages-support.ts';
+
+const CONFIRM = `${TEST_BASE_URL}/schools/demo/signup/confirm?`;
 
 const SQL = `/schools/demo/courses/${DEMO.courses.sql}`;
 const TS = `/schools/demo/courses/${DEMO.courses.typescript}`;
@@ -50,6 +53,28 @@ describe('sign-up and enrolment at a school site', () => {
     const values = formFields(await form.text(), `/schools/${school}/signup`);
     for (const [k, v] of Object.entries(fields)) values.set(k, v);
     return browser.postForm(`/schools/${school}/signup`, values);
+  }
+
+  /** The next mail to `email` with this subject (each test uses its own addresses). */
+  function mailTo(email: string, subject: string): Promise<ReceivedMail> {
+    return smtp.waitFor((m) => m.envelopeTo.includes(email) && m.subject === subject);
+  }
+
+  /** Signs up, then opens the mailed link and presses its button: signed in, back at `back`. */
+  async function signUpAndConfirm(
+    browser: Browser,
+    fields: Record<string, string>,
+    back = SQL,
+  ): Promise<void> {
+    assert.equal((await signUp(browser, fields, back)).status, 200);
+    const mail = await mailTo(fields.email.toLowerCase(), 'Confirm your email for Demo Academy');
+    const opened = await browser.request(linkIn(mail, CONFIRM), { headers: { accept: 'text/html' } });
+    const pressed = await browser.postForm(
+      '/schools/demo/signup/confirm',
+      formFields(await opened.text(), '/schools/demo/signup/confirm'),
+    );
+    assert.equal(pressed.status, 303);
+    assert.equal(locationOf(pressed), back);
   }
 
   async function enrolForm(browser: Browser, path: string): Promise<URLSearchParams> {
@@ -88,39 +113,42 @@ describe('sign-up and enrolment at a school site', () => {
     );
   });
 
-  it('sign up → a student of the school, signed in, back on the page; the emailed link confirms the email', async () => {
+  it('sign up → “Check your email”; the mailed link’s button confirms the address and signs the person in', async () => {
     const browser = new Browser(t);
     const res = await signUp(browser, {
       name: 'Nia New',
       email: 'Nia@Example.com',
       password: 'a-long-password',
     });
-    assert.equal(res.status, 303);
-    assert.equal(locationOf(res), SQL);
+    assert.equal(res.status, 200);
+    assertPageHeaders(res);
+    const answer = await res.text();
+    assert.ok(answer.includes('<h1>Check your email</h1>'));
+    assert.ok(
+      answer.includes(
+        'To finish signing up at Demo Academy, open the link we sent to <strong>Nia@Example.com</strong>.',
+      ),
+    );
     const user = await findUserByEmail(t.runtime.db, 'nia@example.com');
     assert.ok(user);
     assert.equal(user.name, 'Nia New');
     assert.equal(user.unverified_school_id, w.demo.schoolId, 'trusted at this school only, until confirmed');
     const membership = await findMembership(t.runtime.db, w.demo.schoolId, user.id);
     assert.deepEqual([membership?.roles, membership?.status], [['student'], 'active']);
-    // Signed in: the header has My courses and Sign out, the course offers Enrol.
-    const page = await (await browser.request(SQL)).text();
-    assert.ok(page.includes('<a href="/schools/demo/learn">My courses</a>'));
-    assert.ok(page.includes('<button class="secondary small" type="submit">Sign out</button>'));
-    assert.ok(page.includes('<button class="primary" type="submit">Enrol</button>'));
-    assert.ok(!page.includes('Sign up'));
+    // Not signed in by the sign-up itself: the link does that.
+    assert.ok((await (await browser.request(SQL)).text()).includes('Sign up to enrol'));
     // The confirmation email, from the school, with a link that works (and a tampered one that does not).
-    const mail = await smtp.waitFor((m) => m.envelopeTo.includes('nia@example.com'));
-    assert.equal(mail.subject, 'Confirm your email for Demo Academy');
+    const mail = await mailTo('nia@example.com', 'Confirm your email for Demo Academy');
     assert.equal(mail.from, '"Demo Academy" <no-reply@lectern.test>');
-    const link = linkIn(mail, `${TEST_BASE_URL}/schools/demo/signup/confirm?`);
+    const link = linkIn(mail, CONFIRM);
+    assert.equal(new URL(link).searchParams.get('return_to'), SQL);
     const tampered = link.replace(/token=(\d+)\./, (_m, exp) => `token=${Number(exp) + 1000}.`);
     const bad = await t.request(tampered, { headers: { accept: 'text/html' } });
     assert.equal(bad.status, 410);
     assert.ok((await bad.text()).includes('This confirmation link is not valid or has expired'));
     // Opening the link (as a mail scanner does) proves nothing: it shows a button that posts.
-    const stranger = new Browser(t);
-    const opened = await stranger.request(link, { headers: { accept: 'text/html' } });
+    const other = new Browser(t);
+    const opened = await other.request(link, { headers: { accept: 'text/html' } });
     assert.equal(opened.status, 200);
     const confirmPage = await opened.text();
     assert.ok(confirmPage.includes('<h1>Confirm your email address</h1>'));
@@ -136,44 +164,97 @@ describe('sign-up and enrolment at a school site', () => {
     const fields = formFields(confirmPage, '/schools/demo/signup/confirm');
     const linkParams = new URL(link).searchParams;
     assert.deepEqual(
-      [...fields],
-      [
-        ['user', linkParams.get('user')],
-        ['token', linkParams.get('token')],
-      ],
-      'the link’s token, and no session CSRF token (the person may not be signed in)',
+      [...fields].map(([k]) => k),
+      ['csrf_token', 'user', 'token', 'return_to'],
+      'the link’s token and this browser’s CSRF token (signing in from a form needs one: login CSRF)',
     );
-    // A tampered token posted is refused too; the button (signed out, another browser) confirms.
-    const forged = await stranger.postForm('/schools/demo/signup/confirm', {
-      user: linkParams.get('user')!,
-      token: new URL(tampered).searchParams.get('token')!,
-    });
-    assert.equal(forged.status, 410);
+    assert.equal(fields.get('token'), linkParams.get('token'));
+    // Posted from another site (no CSRF token of this browser), or with a tampered token: refused.
+    const crossSite = await new Browser(t).postForm('/schools/demo/signup/confirm', fields);
+    assert.equal(crossSite.status, 403);
+    const forgedFields = new URLSearchParams(fields);
+    forgedFields.set('token', new URL(tampered).searchParams.get('token')!);
+    assert.equal((await other.postForm('/schools/demo/signup/confirm', forgedFields)).status, 410);
     assert.equal(
       (await findUserByEmail(t.runtime.db, 'nia@example.com'))?.unverified_school_id,
       w.demo.schoolId,
     );
-    const pressed = await stranger.postForm('/schools/demo/signup/confirm', fields);
+    // The button (in the browser that opened the link) confirms, signs in and goes back to the course.
+    const pressed = await other.postForm('/schools/demo/signup/confirm', fields);
     assert.equal(pressed.status, 303);
-    assert.equal(locationOf(pressed), '/schools/demo/signup/confirmed');
+    assert.equal(locationOf(pressed), SQL);
     assert.equal((await findUserByEmail(t.runtime.db, 'nia@example.com'))?.unverified_school_id, null);
-    const done = await stranger.request(locationOf(pressed));
-    assert.equal(done.status, 200);
-    const donePage = await done.text();
-    assert.ok(donePage.includes('<h1>Email confirmed</h1>'));
-    assert.ok(donePage.includes('Thank you: your email address is confirmed.'));
-    // Pressing it again changes nothing and says the same.
-    const again = await stranger.postForm('/schools/demo/signup/confirm', fields);
-    assert.equal(again.status, 303);
+    const page = await (await other.request(SQL)).text();
+    assert.ok(page.includes('<a href="/schools/demo/learn">My courses</a>'));
+    assert.ok(page.includes('<button class="secondary small" type="submit">Sign out</button>'));
+    assert.ok(page.includes('<button class="primary" type="submit">Enrol</button>'));
+    assert.ok(!page.includes('Sign up'));
+    // Pressed again (the link opened anew, elsewhere), it signs nobody in: it says the address is confirmed.
+    const stranger = new Browser(t);
+    const strangerPage = await stranger.request(link, { headers: { accept: 'text/html' } });
+    const strangerFields = formFields(await strangerPage.text(), '/schools/demo/signup/confirm');
+    const replay = await stranger.postForm('/schools/demo/signup/confirm', strangerFields);
+    assert.equal(replay.status, 303);
+    assert.equal(locationOf(replay), '/schools/demo/signup/confirmed');
+    assert.equal(stranger.cookies.size, 1, 'only the CSRF cookie: no session');
+    const done = await (await stranger.request('/schools/demo/signup/confirmed')).text();
+    assert.ok(done.includes('<h1>Email confirmed</h1>'));
+    assert.ok(done.includes('Thank you: your email address is confirmed.'));
+  });
+
+  it('an address that has an account gets the same answer, byte for byte; its owner gets a mail instead', async () => {
+    const answer = async (email: string) => {
+      const res = await signUp(new Browser(t), { name: 'Sam', email, password: 'a-long-password' });
+      // Every header but the request's own random id (X-Request-Id) is compared.
+      const headers = [...res.headers].filter(([name]) => name !== 'x-request-id');
+      return { status: res.status, headers, body: await res.text() };
+    };
+    // The same address twice: new the first time, taken the second.
+    const fresh = await answer('twice@example.com');
+    const taken = await answer('twice@example.com');
+    assert.equal(fresh.status, 200);
+    assert.deepEqual(taken, fresh);
+    // An account made long ago (the demo student) answers the same as a new address.
+    const studentBefore = await findUserByEmail(t.runtime.db, 'student@example.com');
+    const existing = await answer('student@example.com');
+    const brandNew = await answer('brand-new@example.com');
+    assert.equal(existing.status, 200);
+    assert.deepEqual(existing.headers, brandNew.headers);
+    assert.equal(
+      existing.body.replace('student@example.com', 'X'),
+      brandNew.body.replace('brand-new@example.com', 'X'),
+    );
+    assert.ok(existing.body.includes('<h1>Check your email</h1>'));
+    // Nothing changed about the existing account; its owner is told, with the ways on.
+    const student = await findUserByEmail(t.runtime.db, 'student@example.com');
+    assert.deepEqual(student, studentBefore);
+    const notice = await mailTo(
+      'student@example.com',
+      'Someone tried to sign up at Demo Academy with your email',
+    );
+    assert.equal(notice.from, '"Demo Academy" <no-reply@lectern.test>');
+    assert.ok(notice.text.includes('which already has an account. If it was you, sign in with it:'));
+    assert.equal(
+      linkIn(notice, `${TEST_BASE_URL}/login?`),
+      `${TEST_BASE_URL}/login?return_to=%2Fschools%2Fdemo%2F`,
+    );
+    assert.ok(
+      notice.text.includes(`Forgot your password? Reset it here:\n${TEST_BASE_URL}/password-reset\n`),
+    );
+    assert.ok(!notice.text.includes('signup/confirm'), 'no link that would sign anyone in');
+    // The new address got its confirmation link; the second try at it, the notice.
+    await mailTo('brand-new@example.com', 'Confirm your email for Demo Academy');
+    await mailTo('twice@example.com', 'Confirm your email for Demo Academy');
+    await mailTo('twice@example.com', 'Someone tried to sign up at Demo Academy with your email');
   });
 
   it('enrol in a free course → the learning area; the enrollment shows through the admin API', async () => {
     const browser = new Browser(t);
-    assert.equal(
-      (await signUp(browser, { name: 'Eve Enrol', email: 'eve@example.com', password: 'a-long-password' }))
-        .status,
-      303,
-    );
+    await signUpAndConfirm(browser, {
+      name: 'Eve Enrol',
+      email: 'eve@example.com',
+      password: 'a-long-password',
+    });
     const userId = (await findUserByEmail(t.runtime.db, 'eve@example.com'))!.id;
     const res = await browser.postForm(`${SQL}/enroll`, await enrolForm(browser, SQL));
     assert.equal(res.status, 303);
@@ -212,8 +293,15 @@ describe('sign-up and enrolment at a school site', () => {
     assert.equal((await demoApi('GET', `/api/v1/enrollments?user_id=${userId}`)).body.data.length, 1);
   });
 
-  it('enrolling signed-out goes to sign-up first, coming back to the course', async () => {
-    const res = await new Browser(t).postForm(`${SQL}/enroll`, {});
+  it('enrolling signed-out: refused without this browser’s form token; with it, sign-up first, coming back', async () => {
+    const browser = new Browser(t);
+    const refused = await browser.postForm(`${SQL}/enroll`, {});
+    assert.equal(refused.status, 403);
+    assert.ok((await refused.text()).includes(`<a href="${SQL}">Back to the page</a>`));
+    // A signed-out browser's own token (its session ended after the page was shown): sign up first.
+    const signup = await browser.request('/schools/demo/signup');
+    const csrf = formFields(await signup.text(), '/schools/demo/signup').get('csrf_token')!;
+    const res = await browser.postForm(`${SQL}/enroll`, { csrf_token: csrf });
     assert.equal(res.status, 303);
     assert.equal(locationOf(res), `/schools/demo/signup?return_to=${encodeURIComponent(SQL)}`);
   });
@@ -238,7 +326,9 @@ describe('sign-up and enrolment at a school site', () => {
       '/schools/other/',
       'other',
     );
-    assert.equal(res.status, 303);
+    assert.equal(res.status, 200);
+    // Never confirmed, but the password works at sign-in.
+    assert.equal((await signIn(browser, 'otto@example.com', { password: 'a-long-password' })).status, 303);
     const page = await browser.request(SQL);
     const csrf = formFields(await page.text(), `${SQL}/enroll`).get('csrf_token')!;
     const refused = await browser.postForm(`${SQL}/enroll`, { csrf_token: csrf });
@@ -250,23 +340,6 @@ describe('sign-up and enrolment at a school site', () => {
       undefined,
       'no membership here',
     );
-  });
-
-  it('an email that has an account is told to sign in, by the email field', async () => {
-    const res = await signUp(new Browser(t), {
-      name: 'Sam',
-      email: 'student@example.com',
-      password: 'a-long-password',
-    });
-    assert.equal(res.status, 409);
-    const html = await res.text();
-    assert.ok(html.includes('aria-invalid="true"'));
-    assert.ok(
-      html.includes(
-        `<p class="field-error" id="email-error">This email already has an account. <a href="/login?return_to=${encodeURIComponent(SQL)}">Sign in</a> with it instead`,
-      ),
-    );
-    assert.ok(html.includes('value="student@example.com"'), 'the form keeps what was typed');
   });
 
   it('hostile input gets the form again with errors by the fields, never a 500', async () => {
@@ -293,7 +366,12 @@ describe('sign-up and enrolment at a school site', () => {
       password: 'a-long-password',
     });
     assert.equal(noCsrf.status, 403);
-    assert.ok((await noCsrf.text()).includes('This form has expired. Please fill it in again.'));
+    assert.ok(
+      (await noCsrf.text()).includes(
+        'This form has expired or did not come from this site. Go back, reload the page and try again.',
+      ),
+    );
+    assert.equal(await findUserByEmail(t.runtime.db, 'a@example.com'), undefined);
     const json = await t.request('/schools/demo/signup', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -305,8 +383,14 @@ describe('sign-up and enrolment at a school site', () => {
       { name: 'Away', email: 'away@example.com', password: 'a-long-password' },
       'https://evil.example/',
     );
-    assert.equal(away.status, 303);
-    assert.equal(locationOf(away), '/schools/demo/');
+    assert.equal(away.status, 200);
+    assert.ok(
+      (await away.text()).includes(
+        `<a href="/login?return_to=${encodeURIComponent('/schools/demo/')}">Sign in</a> instead`,
+      ),
+    );
+    const awayMail = await mailTo('away@example.com', 'Confirm your email for Demo Academy');
+    assert.equal(new URL(linkIn(awayMail, CONFIRM)).searchParams.get('return_to'), '/schools/demo/');
   });
 
   it('a school that closed sign-up refuses it, and its header offers only Sign in', async () => {
@@ -339,5 +423,56 @@ describe('sign-up and enrolment at a school site', () => {
     } finally {
       await demoApi('PATCH', '/api/v1/school', { signup_open: true });
     }
+  });
+});
+
+describe('sign-up at a school site on a deployment without SMTP', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await createTestApp();
+    await createWorld(t);
+  });
+  after(() => t.close());
+
+  it('is not offered, and a posted form makes no account, whatever the email (docs/decisions.md)', async () => {
+    const browser = new Browser(t);
+    const home = await (await browser.request('/schools/demo/')).text();
+    assert.ok(!home.includes('>Sign up</a>'));
+    const course = await (await browser.request(SQL)).text();
+    assert.ok(
+      course.includes(
+        `<a class="button" href="/login?return_to=${encodeURIComponent(SQL)}">Sign in to enrol</a>`,
+      ),
+    );
+    assert.ok(!course.includes('Sign up to enrol'));
+    const page = await browser.request('/schools/demo/signup');
+    assert.equal(page.status, 403);
+    const text = await page.text();
+    assert.ok(text.includes('<h1>Sign-up is not available</h1>'));
+    assert.ok(
+      text.includes(
+        'Signing up needs an email to confirm your address, and this site cannot send email. If you already have an account, sign in. To join, ask Demo Academy for an invitation.',
+      ),
+    );
+    // The form of another page's token, posted anyway: the same refusal for a new and a taken address.
+    const csrf = formFields(await (await browser.request('/schools/demo/courses')).text()).get('csrf_token');
+    assert.equal(csrf, null, 'a signed-out page carries no token');
+    const tokenPage = await browser.request('/schools/demo/signup/confirm?user=x&token=y');
+    assert.equal(tokenPage.status, 410);
+    const answers = [];
+    for (const email of ['nobody-yet@example.com', 'student@example.com']) {
+      const login = formFields(await (await browser.request('/login')).text());
+      const res = await browser.postForm('/schools/demo/signup', {
+        csrf_token: login.get('csrf_token') ?? '',
+        name: 'N',
+        email,
+        password: 'a-long-password',
+      });
+      answers.push({ status: res.status, body: await res.text() });
+    }
+    assert.equal(answers[0].status, 403);
+    assert.deepEqual(answers[1], answers[0]);
+    assert.equal(await findUserByEmail(t.runtime.db, 'nobody-yet@example.com'), undefined);
   });
 });

@@ -112,7 +112,7 @@ export const courseOperations = [
     name: 'courses.create',
     summary: 'Create a course',
     description:
-      'New courses are drafts unless `status` says otherwise; the currency defaults to the school’s. Slugs are unique per school (409 `slug_taken`).',
+      'New courses are drafts unless `status` says otherwise; the currency defaults to the school’s. Without a `slug` one is made from the title (`Intro to Watercolour` → `intro-to-watercolour`, then `-2`, `-3` … when taken); a given slug must be free (409 `slug_taken`).',
     scope: 'courses:write',
     method: 'POST',
     path: '/api/v1/courses',

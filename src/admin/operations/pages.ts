@@ -131,7 +131,8 @@ export const pageOperations = [
   defineOperation({
     name: 'pages.create',
     summary: 'Create a page',
-    description: 'Slugs are unique per school (409 `slug_taken`).',
+    description:
+      'Without a `slug` one is made from the title, unique in the school (`-2`, `-3` … when taken); a given slug must be free (409 `slug_taken`).',
     scope: 'pages:write',
     method: 'POST',
     path: '/api/v1/pages',

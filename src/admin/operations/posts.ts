@@ -99,7 +99,8 @@ export const postOperations = [
   defineOperation({
     name: 'posts.create',
     summary: 'Create a post',
-    description: 'Slugs are unique per school (409 `slug_taken`). Publishing stamps `published_at`.',
+    description:
+      'Without a `slug` one is made from the title, unique in the school (`-2`, `-3` … when taken); a given slug must be free (409 `slug_taken`). Publishing stamps `published_at`.',
     scope: 'posts:write',
     method: 'POST',
     path: '/api/v1/posts',

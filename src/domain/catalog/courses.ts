@@ -16,6 +16,7 @@ import {
 } from '../kernel/checks.ts';
 import { Amount, Currency, HttpUrl, Id, Slug, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
+import { insertUnderSlug, SlugOnCreate } from '../kernel/slugs.ts';
 import type { CoursesTable } from '../kernel/tables.ts';
 
 export const COURSE_STATUSES = ['draft', 'published', 'archived'] as const;
@@ -42,8 +43,8 @@ export interface Course {
 
 /** A course's fields as a client writes them: each rule once (the admin API derives its bodies). */
 const CourseFields = z.object({
-  slug: Slug,
   title: Text(200),
+  slug: Slug,
   description: z.string().max(20_000),
   status: z.enum(COURSE_STATUSES),
   priceAmount: Amount,
@@ -56,8 +57,11 @@ const CourseFields = z.object({
   lecturerIds: z.array(Id).max(20).describe('Lecturers of this school, in display order.'),
 });
 
-/** A new course: slug and title; the rest defaults (draft, free, the school's currency). */
-export const CourseCreate = CourseFields.partial({
+/**
+ * A new course: its title; the rest defaults (the slug from the title, draft, free, the school's
+ * currency).
+ */
+export const CourseCreate = CourseFields.extend({ slug: SlugOnCreate }).partial({
   description: true,
   status: true,
   priceAmount: true,
@@ -151,7 +155,10 @@ async function writeLecturers(db: Db | Tx, courseId: string, ids: readonly strin
   }
 }
 
-/** Creates a course; its slug must be unique in the school (409 `slug_taken`). */
+/**
+ * Creates a course. Without a slug it gets one from its title, unique in the school; a slug the
+ * client gives must be free (409 `slug_taken`).
+ */
 export async function createCourse(db: Db | Tx, schoolId: string, input: CourseInput): Promise<Course> {
   const {
     slug,
@@ -169,13 +176,12 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
       .where('id', '=', schoolId)
       .executeTakeFirst();
     if (!school) throw problems.notFound('No such school.');
-    if (await findCourseBySlug(tx, schoolId, slug)) throw slugTaken('course', slug);
     await checkLecturers(tx, schoolId, lecturerIds);
     const now = isoNow();
     const row: CoursesTable = {
       id: newId('crs'),
       school_id: schoolId,
-      slug,
+      slug: slug ?? '',
       title,
       description,
       status,
@@ -187,12 +193,15 @@ export async function createCourse(db: Db | Tx, schoolId: string, input: CourseI
       created_at: now,
       updated_at: now,
     };
-    try {
-      await tx.insertInto('courses').values(row).execute();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw slugTaken('course', slug);
-      throw err;
-    }
+    const place = { table: 'courses', schoolId, noun: 'course', explicit: slug, title } as const;
+    row.slug = await insertUnderSlug(tx, place, async (candidate) => {
+      const result = await tx
+        .insertInto('courses')
+        .values({ ...row, slug: candidate })
+        .onConflict((oc) => oc.columns(['school_id', 'slug']).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    });
     await writeLecturers(tx, row.id, lecturerIds);
     await recordEvent(tx, schoolId, 'course.created', {
       ...courseData(row),

@@ -14,6 +14,7 @@ import {
 } from '../kernel/checks.ts';
 import { Slug, Text, worded } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
+import { insertUnderSlug, SlugOnCreate } from '../kernel/slugs.ts';
 import type { PagesTable } from '../kernel/tables.ts';
 import { likePattern } from './posts.ts';
 
@@ -38,8 +39,8 @@ export interface SitePage {
  * fixed hold other shapes); the API writes only its structured blocks (its `PageBlock`).
  */
 const SitePageFields = z.object({
-  slug: Slug,
   title: Text(200),
+  slug: Slug,
   blocks: worded(
     z.array(z.looseObject({ type: z.string() })).max(200),
     'must be an array of at most 200 blocks, each with a type',
@@ -47,8 +48,11 @@ const SitePageFields = z.object({
   published: z.boolean(),
 });
 
-/** A new page: slug and title; unpublished and empty unless said otherwise. */
-export const SitePageCreate = SitePageFields.partial({ blocks: true, published: true });
+/** A new page: its title; unpublished, empty and with a slug from its title unless said otherwise. */
+export const SitePageCreate = SitePageFields.extend({ slug: SlugOnCreate }).partial({
+  blocks: true,
+  published: true,
+});
 export type SitePageInput = z.input<typeof SitePageCreate>;
 
 /** A change to a page: any of its fields. */
@@ -123,14 +127,17 @@ function blocksText(blocks: readonly Block[]): string {
   return json;
 }
 
-/** Creates a page; slugs are unique per school (409 `slug_taken`). */
+/**
+ * Creates a page. Without a slug it gets one from its title, unique in the school; a slug the
+ * client gives must be free (409 `slug_taken`).
+ */
 export async function createSitePage(db: Db | Tx, schoolId: string, input: SitePageInput): Promise<SitePage> {
   const v = parseValid(SitePageCreate, input);
   const now = isoNow();
   const row: PagesTable = {
     id: newId('pag'),
     school_id: schoolId,
-    slug: v.slug,
+    slug: v.slug ?? '',
     title: v.title,
     blocks: blocksText(v.blocks ?? []),
     published: v.published ? 1 : 0,
@@ -139,19 +146,15 @@ export async function createSitePage(db: Db | Tx, schoolId: string, input: SiteP
   };
   return withTransaction(db, async (tx) => {
     await checkBlockReferences(tx, schoolId, v.blocks ?? []);
-    const dup = await tx
-      .selectFrom('pages')
-      .select('id')
-      .where('school_id', '=', schoolId)
-      .where('slug', '=', row.slug)
-      .executeTakeFirst();
-    if (dup) throw slugTaken('page', row.slug);
-    try {
-      await tx.insertInto('pages').values(row).execute();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw slugTaken('page', row.slug);
-      throw err;
-    }
+    const place = { table: 'pages', schoolId, noun: 'page', explicit: v.slug, title: v.title } as const;
+    row.slug = await insertUnderSlug(tx, place, async (slug) => {
+      const result = await tx
+        .insertInto('pages')
+        .values({ ...row, slug })
+        .onConflict((oc) => oc.columns(['school_id', 'slug']).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    });
     return toPage(row);
   });
 }

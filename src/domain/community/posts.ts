@@ -8,6 +8,7 @@ import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, isUniqueViolation, parseValid, slugTaken, withTransaction } from '../kernel/checks.ts';
 import { Id, Slug, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
+import { insertUnderSlug, SlugOnCreate } from '../kernel/slugs.ts';
 import type { PostsTable } from '../kernel/tables.ts';
 
 export const POST_STATUSES = ['draft', 'published'] as const;
@@ -35,8 +36,12 @@ const PostFields = z.object({
   authorUserId: Id.nullable().describe('A member of the school; defaults to the caller on create.'),
 });
 
-/** A new post: title and slug; a draft with an empty body unless said otherwise. */
-export const PostCreate = PostFields.partial({ body: true, status: true, authorUserId: true });
+/** A new post: its title; a draft with an empty body and a slug from its title unless said otherwise. */
+export const PostCreate = PostFields.extend({ slug: SlugOnCreate }).partial({
+  body: true,
+  status: true,
+  authorUserId: true,
+});
 export type PostInput = z.input<typeof PostCreate>;
 
 /** A change to a post: any of its fields. */
@@ -81,7 +86,10 @@ async function checkAuthor(db: Db | Tx, schoolId: string, userId: string): Promi
   if (!m) throw problems.validation([{ field: 'authorUserId', message: 'must be a member of this school' }]);
 }
 
-/** Creates a post; slugs are unique per school (409 `slug_taken`). */
+/**
+ * Creates a post. Without a slug it gets one from its title, unique in the school; a slug the
+ * client gives must be free (409 `slug_taken`).
+ */
 export async function createPost(db: Db | Tx, schoolId: string, input: PostInput): Promise<Post> {
   const v = parseValid(PostCreate, input);
   const now = isoNow();
@@ -91,7 +99,7 @@ export async function createPost(db: Db | Tx, schoolId: string, input: PostInput
     school_id: schoolId,
     author_user_id: v.authorUserId ?? null,
     title: v.title,
-    slug: v.slug,
+    slug: v.slug ?? '',
     body: v.body ?? '',
     status,
     published_at: status === 'published' ? now : null,
@@ -100,19 +108,15 @@ export async function createPost(db: Db | Tx, schoolId: string, input: PostInput
   };
   return withTransaction(db, async (tx) => {
     if (row.author_user_id) await checkAuthor(tx, schoolId, row.author_user_id);
-    const dup = await tx
-      .selectFrom('posts')
-      .select('id')
-      .where('school_id', '=', schoolId)
-      .where('slug', '=', row.slug)
-      .executeTakeFirst();
-    if (dup) throw slugTaken('post', row.slug);
-    try {
-      await tx.insertInto('posts').values(row).execute();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw slugTaken('post', row.slug);
-      throw err;
-    }
+    const place = { table: 'posts', schoolId, noun: 'post', explicit: v.slug, title: v.title } as const;
+    row.slug = await insertUnderSlug(tx, place, async (slug) => {
+      const result = await tx
+        .insertInto('posts')
+        .values({ ...row, slug })
+        .onConflict((oc) => oc.columns(['school_id', 'slug']).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    });
     return toPost(row);
   });
 }

@@ -1,22 +1,22 @@
 /**
  * A school's public forms (`/schools/<subdomain>/forms/<formId>`): anyone may fill one in, and
  * the answers are stored through the forms domain, where operators read them as the form's
- * submissions. A visitor has no session, so the form carries a signed token instead of a CSRF
- * token (tied to the form and expiring), plus a honeypot field that people never see; posting
- * is throttled per client address.
+ * submissions. A visitor has no session, so the form carries a token signed for the address it
+ * posts to (checked with every other form of the site, context.ts), plus a honeypot field that
+ * people never see; posting is throttled per client address.
  */
-import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { type PublicForm, publicForm } from '../../domain/catalog/public-catalogue.ts';
 import { type FormField, formFields, submissionProblems, submitForm } from '../../domain/community/forms.ts';
 import { clientAddress } from '../../http/client-address.ts';
-import type { AppContext, AppEnv } from '../../http/context.ts';
-import { isFormRequest } from '../../oauth/form-body.ts';
+import type { AppContext } from '../../http/context.ts';
 import { minutes } from '../error-page.ts';
 import type { Html } from '../layout.ts';
 import { notice } from '../shared/page-kit.ts';
-import { found, openSite, type SiteRequest, sendSitePage, siteNotFound } from './kit.ts';
-import { signFor, verifySigned } from './signing.ts';
+import { PageRefusal } from '../shared/refusal.ts';
+import type { SiteContext } from './context.ts';
+import { found, notFound, type SiteRequest, sendSitePage } from './kit.ts';
+import { FORM_TOKEN_FIELD, signFor } from './signing.ts';
 
 /** How long a shown form may be sent. */
 const TOKEN_SECONDS = 2 * 3600;
@@ -46,7 +46,7 @@ function formPage(
   return html`<h1>${form.title}</h1>
 ${Object.keys(errors).length > 0 ? notice('error', 'Please correct the fields marked below.') : ''}
 <form class="site-form" method="post" action="${action}" novalidate>
-<input type="hidden" name="form_token" value="${signFor(ctx, 'site-form', form.id, TOKEN_SECONDS)}">
+<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${signFor(ctx, 'site-form', action, TOKEN_SECONDS)}">
 ${fields.map(
   (
     f,
@@ -59,80 +59,62 @@ ${errors[f.name] ? html`<p class="field-error" id="f-${f.name}-error">${f.label}
 </form>`;
 }
 
-/** The public forms of every school's site, mounted by one line in pages.ts. */
-export function createSiteFormsApp(ctx: AppContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+/** The published form of the path's `:formId`; anything else is a 404. */
+async function formOfPath(ctx: AppContext, c: SiteContext): Promise<PublicForm> {
+  const formId = c.req.param('formId') ?? '';
+  const form = /^frm_[0-9a-z]{26}$/.test(formId)
+    ? await found(publicForm(ctx.db, c.get('site').site.id, formId))
+    : undefined;
+  if (!form) throw notFound('This form does not exist.');
+  return form;
+}
 
-  async function open(c: Context): Promise<{ req: SiteRequest; form: PublicForm } | Response> {
-    const req = await openSite(ctx, c);
-    if (req instanceof Response) return req;
-    const formId = c.req.param('formId') ?? '';
-    const form = /^frm_[0-9a-z]{26}$/.test(formId)
-      ? await found(publicForm(ctx.db, req.site.id, formId))
-      : undefined;
-    return form ? { req, form } : siteNotFound(c, req, 'This form does not exist.');
-  }
-
-  app.get('/schools/:school/forms/:formId', async (c) => {
-    const opened = await open(c);
-    if (opened instanceof Response) return opened;
-    const { req, form } = opened;
-    const sent = c.req.query('sent') === '1';
-    const body = sent
+/** `GET …/forms/:formId`: the form, or the thanks after sending it. */
+export async function showForm(ctx: AppContext, c: SiteContext): Promise<Response> {
+  const req = c.get('site');
+  const form = await formOfPath(ctx, c);
+  const body =
+    c.req.query('sent') === '1'
       ? html`<h1>${form.title}</h1>
 ${notice('success', 'Thank you: your message was sent.')}
 <p><a href="${req.base}/">Back to ${req.site.name}</a></p>`
       : formPage(ctx, req, form);
-    return sendSitePage(c, req, 200, form.title, body);
-  });
+  return sendSitePage(c, req, 200, form.title, body);
+}
 
-  app.post('/schools/:school/forms/:formId', async (c) => {
-    const opened = await open(c);
-    if (opened instanceof Response) return opened;
-    const { req, form } = opened;
-    const reservation = await ctx.throttle.reserve([
-      {
-        key: `site-form:ip:${clientAddress(ctx.config, c)}`,
-        limit: ADDRESS_LIMIT,
-        windowSeconds: WINDOW_SECONDS,
-      },
-    ]);
-    if (reservation.retryAfter > 0) {
-      const body = html`<h1>${form.title}</h1>
-${notice('error', `Too many messages were sent from your network. Try again in ${minutes(reservation.retryAfter)}.`)}`;
-      return sendSitePage(c, req, 429, form.title, body, {
-        headers: { 'Retry-After': String(reservation.retryAfter) },
-      });
-    }
-    if (!isFormRequest(c)) {
-      const body = html`<h1>Unsupported form</h1>${notice('error', 'This form must be sent as a web form.')}`;
-      return sendSitePage(c, req, 415, 'Unsupported form', body);
-    }
-    const posted = new URLSearchParams(await c.req.text());
-    const fields = formFields(form);
-    // Only the form's own fields are kept, each cut to a little over its limit before checking.
-    const values = Object.fromEntries(
-      fields.map((f) => [f.name, (posted.get(f.name) ?? '').slice(0, f.maxLength + 1)]),
-    );
-    const again = (status: number, errors: Record<string, string>, message?: string) =>
-      sendSitePage(
-        c,
-        req,
-        status,
-        form.title,
-        html`${message ? notice('error', message) : ''}${formPage(ctx, req, form, values, errors)}`,
-      );
-    if (!verifySigned(ctx, 'site-form', form.id, posted.get('form_token') ?? '')) {
-      return again(403, {}, 'This form has expired or did not come from this page. Please send it again.');
-    }
-    const sentHere = c.redirect(`${req.base}/forms/${form.id}?sent=1`, 303);
-    // A filled honeypot is a script: it is thanked like anyone, and nothing is stored.
-    if ((posted.get(HONEYPOT) ?? '') !== '') return sentHere;
-    const errors = submissionProblems(fields, values);
-    if (Object.keys(errors).length > 0) return again(422, errors);
-    await submitForm(ctx.db, req.site.id, form.id, values);
-    return sentHere;
-  });
+/** Counts a submission against the client address; too many is a 429 refusal. */
+async function throttleSubmissions(ctx: AppContext, c: SiteContext): Promise<void> {
+  const key = `site-form:ip:${clientAddress(ctx.config, c)}`;
+  const { retryAfter } = await ctx.throttle.reserve([
+    { key, limit: ADDRESS_LIMIT, windowSeconds: WINDOW_SECONDS },
+  ]);
+  if (retryAfter === 0) return;
+  throw new PageRefusal(
+    429,
+    'Too many messages',
+    `Too many messages were sent from your network. Try again in ${minutes(retryAfter)}.`,
+    { headers: { 'Retry-After': String(retryAfter) } },
+  );
+}
 
-  return app;
+/** `POST …/forms/:formId`: stores the answers, or shows the form again with the errors. */
+export async function sendForm(ctx: AppContext, c: SiteContext): Promise<Response> {
+  const req = c.get('site');
+  const form = await formOfPath(ctx, c);
+  await throttleSubmissions(ctx, c);
+  const posted = c.get('form');
+  const fields = formFields(form);
+  // Only the form's own fields are kept, each cut to a little over its limit before checking.
+  const values = Object.fromEntries(
+    fields.map((f) => [f.name, (posted.get(f.name) ?? '').slice(0, f.maxLength + 1)]),
+  );
+  const thanks = `${req.base}/forms/${form.id}?sent=1`;
+  // A filled honeypot is a script: it is thanked like anyone, and nothing is stored.
+  if ((posted.get(HONEYPOT) ?? '') !== '') return c.redirect(thanks, 303);
+  const errors = submissionProblems(fields, values);
+  if (Object.keys(errors).length > 0) {
+    return sendSitePage(c, req, 422, form.title, formPage(ctx, req, form, values, errors));
+  }
+  await submitForm(ctx.db, req.site.id, form.id, values);
+  return c.redirect(thanks, 303);
 }

@@ -12,11 +12,13 @@ import {
   publicSiteLinks,
 } from '../../domain/catalog/public-catalogue.ts';
 import { SchoolSettingsFields } from '../../domain/school/school-settings.ts';
+import { type SignUpDecision, signUpAvailability } from '../../domain/school/sign-up.ts';
 import { findUserById, type User } from '../../domain/school/users.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import type { AppContext } from '../../http/context.ts';
 import { CSRF_FIELD, csrfToken, currentSession, type Session } from '../../http/sessions.ts';
 import { type Html, sendPage } from '../layout.ts';
+import { PageRefusal } from '../shared/refusal.ts';
 import { siteStyle } from './theme.ts';
 
 /** A signed-in visitor and the CSRF token their forms carry. */
@@ -36,6 +38,8 @@ export interface SiteRequest {
   readonly here: string;
   /** The published pages and forms the footer links. */
   readonly links: PublicSiteLinks;
+  /** Whether the site takes sign-ups now (the domain's rule), and if not, why. */
+  readonly signUp: SignUpDecision;
 }
 
 /** The value of a read, or undefined when the read says 404 (anything else is thrown on). */
@@ -53,11 +57,21 @@ function plausibleSubdomain(value: string | undefined): value is string {
   return value !== undefined && SchoolSettingsFields.shape.subdomain.safeParse(value).success;
 }
 
-/** The site of the path's subdomain with the visitor, or the 404 page for an unknown school. */
-export async function openSite(ctx: AppContext, c: Context): Promise<SiteRequest | Response> {
-  const subdomain = c.req.param('school') ?? '';
+/** The refusal of an address under a school that does not exist (the same for every one). */
+function noSchool(): PageRefusal {
+  return new PageRefusal(404, 'School not found', 'There is no school at this address.');
+}
+
+/** The refusal of a school's page that is not there (or not public): what is missing. */
+export function notFound(what: string): PageRefusal {
+  return new PageRefusal(404, 'Not found', what);
+}
+
+/** The site of the path's subdomain with the visitor; an unknown school is a 404 refusal. */
+export async function openSite(ctx: AppContext, c: Context): Promise<SiteRequest> {
+  const subdomain = c.req.param('subdomain') ?? '';
   const site = plausibleSubdomain(subdomain) ? await found(publicSite(ctx.db, subdomain)) : undefined;
-  if (!site) return noSchoolPage(c);
+  if (!site) throw noSchool();
   const session = await currentSession(ctx, c);
   const user = session ? await findUserById(ctx.db, session.userId) : undefined;
   const url = new URL(c.req.url);
@@ -67,6 +81,7 @@ export async function openSite(ctx: AppContext, c: Context): Promise<SiteRequest
     viewer: session && user ? { session, user, csrf: csrfToken(ctx, c, session) } : undefined,
     here: `${url.pathname}${url.search}`,
     links: await publicSiteLinks(ctx.db, site.id),
+    signUp: signUpAvailability(site, ctx.mailer.enabled),
   };
 }
 
@@ -91,7 +106,7 @@ function header(req: SiteRequest, current: Section): Html {
     ? html`<a href="${base}/learn">My courses</a>
 <form class="inline" method="post" action="/logout"><input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}"><input type="hidden" name="return_to" value="${base}/"><button class="secondary small" type="submit">Sign out</button></form>`
     : html`<a href="${signInHref(req.here)}">Sign in</a>
-${site.signupOpen ? link(signUpHref(req, req.here), 'Sign up', 'signup') : ''}`;
+${req.signUp.ok ? link(signUpHref(req, req.here), 'Sign up', 'signup') : ''}`;
   return html`<header class="site">
 <a class="school" href="${base}/"${current === 'home' ? html` aria-current="page"` : ''}>${logo}${site.name}</a>
 <nav aria-label="${site.name}">
@@ -140,18 +155,25 @@ ${footer(req, options.footer ?? '')}`;
   });
 }
 
-/** The 404 of a school's site: what is missing and where to go instead. */
-export function siteNotFound(c: Context, req: SiteRequest, what: string): Promise<Response> {
-  const body = html`<h1>Not found</h1>
-<div class="notice error" role="alert"><p>${what}</p></div>
-<p>See the <a href="${req.base}/courses">courses of ${req.site.name}</a>, go to the <a href="${req.base}/">home page of ${req.site.name}</a>, or see <a href="/">all schools</a>.</p>`;
-  return sendSitePage(c, req, 404, 'Not found', body);
+/** A refusal page of the school's site, in its chrome, with ways on (the site's own by default). */
+export function sendSiteRefusal(c: Context, req: SiteRequest, refusal: PageRefusal): Promise<Response> {
+  const ways =
+    refusal.links.length > 0
+      ? html`<p>${refusal.links.map((l, i) => html`${i > 0 ? ' · ' : ''}<a href="${l.href}">${l.label}</a>`)}</p>`
+      : html`<p>See the <a href="${req.base}/courses">courses of ${req.site.name}</a>, go to the <a href="${req.base}/">home page of ${req.site.name}</a>, or see <a href="/">all schools</a>.</p>`;
+  const body = html`<h1>${refusal.title}</h1>
+<div class="notice error" role="alert"><p>${refusal.detail}</p></div>
+${ways}`;
+  return sendSitePage(c, req, refusal.status, refusal.title, body, { headers: { ...refusal.headers } });
 }
 
-/** The 404 for a school that does not exist (the same for every unknown subdomain). */
-function noSchoolPage(c: Context): Promise<Response> {
-  const body = html`<h1>School not found</h1>
-<div class="notice error" role="alert"><p>There is no school at this address.</p></div>
+/** A refusal before any school was found (the unknown school's 404), without a school's chrome. */
+export function sendBareRefusal(c: Context, refusal: PageRefusal): Promise<Response> {
+  const body = html`<h1>${refusal.title}</h1>
+<div class="notice error" role="alert"><p>${refusal.detail}</p></div>
 <p>Check the address, or find your school on the <a href="/">list of schools</a>.</p>`;
-  return sendPage(c, 404, 'School not found', body, { formAction: ["'self'"] });
+  return sendPage(c, refusal.status, refusal.title, body, {
+    formAction: ["'self'"],
+    headers: { ...refusal.headers },
+  });
 }

@@ -6,7 +6,9 @@
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../crypto/tokens.ts';
 import type { AppContext } from '../../http/context.ts';
-import { nowMs } from '../../store/time.ts';
+
+/** The field of a public form's signed token (a form a signed-out visitor may send). */
+export const FORM_TOKEN_FIELD = 'form_token';
 
 function mac(ctx: AppContext, purpose: string, value: string): string {
   const key = createHmac('sha256', ctx.config.secret).update('lectern school site v1').digest();
@@ -15,7 +17,7 @@ function mac(ctx: AppContext, purpose: string, value: string): string {
 
 /** A token saying `subject` until `lifetimeSeconds` from now: `<expiry>.<mac>`. */
 export function signFor(ctx: AppContext, purpose: string, subject: string, lifetimeSeconds: number): string {
-  const expires = nowMs() + lifetimeSeconds * 1000;
+  const expires = ctx.clock.now() + lifetimeSeconds * 1000;
   return `${expires}.${mac(ctx, purpose, `${subject}:${expires}`)}`;
 }
 
@@ -24,6 +26,6 @@ export function verifySigned(ctx: AppContext, purpose: string, subject: string, 
   const match = /^(\d{13})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!match) return false;
   const expires = Number(match[1]);
-  if (expires < nowMs()) return false;
+  if (expires < ctx.clock.now()) return false;
   return safeEqual(match[2], mac(ctx, purpose, `${subject}:${expires}`));
 }
