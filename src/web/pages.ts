@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { createAccountPagesApp } from './account/routes.ts';
-import { createAccountSettingsApp } from './account/settings.ts';
+import { createAccountArea } from './account/area.ts';
 import { createAnalyticsPagesApp } from './admin/analytics-pages.ts';
 import { createConsolePagesApp } from './admin/console/routes.ts';
 import { createCourseStudentsApp } from './admin/course-students.ts';
@@ -40,8 +39,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createConsolePagesApp(ctx));
   app.route('/', createAnalyticsPagesApp(ctx));
   app.route('/', createOrdersPagesApp(ctx));
-  app.route('/', createAccountPagesApp(ctx));
-  app.route('/', createAccountSettingsApp(ctx));
+  app.route('/account', createAccountArea(ctx));
   app.route('/', createAgentDocsApp(ctx));
   app.route('/', createInvitationPagesApp(ctx));
   app.route('/', createLearnPagesApp(ctx));
