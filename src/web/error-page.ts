@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { type Html, sendPage } from './layout.ts';
+import { PageRefusal, type RefusalLink } from './shared/refusal.ts';
 
 /**
  * An error shown to the person in the browser, used where redirecting back to the client would
@@ -44,4 +45,12 @@ export function slowDownPage(
 ${back}`,
     { headers: { 'Retry-After': String(wait) } },
   );
+}
+
+/** The refusal of a throttled form or link: how long to wait, with Retry-After (RFC 9110 §10.2.3). */
+export function tooManyAttempts(wait: number, what: string, links?: readonly RefusalLink[]): PageRefusal {
+  return new PageRefusal(429, 'Too many attempts', `${what} Try again in ${minutes(wait)}.`, {
+    links,
+    headers: { 'Retry-After': String(wait) },
+  });
 }

@@ -16,7 +16,7 @@ import { createInvitationPagesApp } from './invitations.ts';
 import { createLandingApp } from './landing.ts';
 import { createLearnPagesApp } from './learn/routes.ts';
 import { createLoginApp } from './login.ts';
-import { createPasswordResetApp } from './recovery/password-reset.ts';
+import { createRecoveryArea } from './recovery/password-reset.ts';
 import { createSchoolSiteApp } from './site/routes.ts';
 
 /**
@@ -28,7 +28,7 @@ import { createSchoolSiteApp } from './site/routes.ts';
 export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/', createLoginApp(ctx));
-  app.route('/', createPasswordResetApp(ctx));
+  app.route('/password-reset', createRecoveryArea(ctx));
   app.route('/', createAdminPagesApp(ctx));
   app.route('/', createAdminLockoutsApp(ctx));
   app.route('/', createMemberPagesApp(ctx));

@@ -110,6 +110,38 @@ export function signedInArea(ctx: AppContext, fallback: string): MiddlewareHandl
   };
 }
 
+/** The Hono environment of a page area open to everyone (sign-in, recovery, invitations). */
+export interface FormEnv {
+  Variables: AppEnv['Variables'] & { form: URLSearchParams };
+}
+
+/**
+ * A web form POSTed by a browser that may have no session, or a thrown refusal: its token is the
+ * signed double-submit of the `lectern_csrf` cookie, or of the session when there is one
+ * (`session`); OWASP CSRF cheat sheet.
+ */
+export async function postedAnonymousForm(
+  ctx: AppContext,
+  c: Context,
+  session?: Viewer['session'],
+): Promise<URLSearchParams> {
+  if (!isFormRequest(c)) throw refusals.unsupportedForm();
+  const form = new URLSearchParams(await c.req.text());
+  if (!verifyCsrf(ctx, c, form.get(CSRF_FIELD) ?? undefined, session)) throw refusals.formExpired();
+  return form;
+}
+
+/**
+ * The middleware of an area open to everyone: on a POST, reads the web form and checks its CSRF
+ * token once (`c.var.form`; empty on other methods).
+ */
+export function anonymousForms(ctx: AppContext): MiddlewareHandler<FormEnv> {
+  return async (c, next) => {
+    c.set('form', c.req.method === 'POST' ? await postedAnonymousForm(ctx, c) : new URLSearchParams());
+    await next();
+  };
+}
+
 /**
  * An area's `onError`: a thrown PageRedirect is answered with its redirect, a PageRefusal with
  * `render` (the area's chrome), and anything else goes on to the app's error handler.
