@@ -12,7 +12,7 @@ import { createMemberPagesApp } from './admin/members-pages.ts';
 import { createOrdersPagesApp } from './admin/orders-pages.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
-import { createInvitationPagesApp } from './invitations.ts';
+import { createInvitationArea } from './invitations.ts';
 import { createLandingApp } from './landing.ts';
 import { createLearnPagesApp } from './learn/routes.ts';
 import { createLoginApp } from './login.ts';
@@ -41,7 +41,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createOrdersPagesApp(ctx));
   app.route('/account', createAccountArea(ctx));
   app.route('/', createAgentDocsApp(ctx));
-  app.route('/', createInvitationPagesApp(ctx));
+  app.route('/invitations', createInvitationArea(ctx));
   app.route('/', createLearnPagesApp(ctx));
   app.route('/', createSchoolSiteApp(ctx));
   app.route('/', createLandingApp(ctx));
