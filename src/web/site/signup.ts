@@ -16,8 +16,9 @@ import {
   passwordProblem,
 } from '../../crypto/passwords.ts';
 import type { PublicSite } from '../../domain/catalog/public-catalogue.ts';
-import { Email, Text } from '../../domain/kernel/fields.ts';
+import { Email } from '../../domain/kernel/fields.ts';
 import { ensureMembership } from '../../domain/school/memberships.ts';
+import { checkPersonName, PERSON_NAME_MAX } from '../../domain/school/person-name.ts';
 import {
   createUser,
   findUserByEmail,
@@ -38,6 +39,7 @@ import type { Html } from '../layout.ts';
 import { safeReturnTo } from '../login.ts';
 import { sendInBackground } from '../recovery/mails.ts';
 import { notice } from '../shared/page-kit.ts';
+import { personNameWords } from '../shared/person-name.ts';
 import { openSite, type SiteRequest, sendSitePage, signInHref } from './kit.ts';
 import { signFor, verifySigned } from './signing.ts';
 
@@ -82,7 +84,7 @@ ${failed ? notice('error', 'Please correct the fields marked below.') : ''}
 <form class="site-form" method="post" action="${base}/signup" novalidate>
 <input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
 <input type="hidden" name="return_to" value="${returnTo}">
-${field('name', 'Your name', html`<input id="name" name="name" type="text" autocomplete="name" required maxlength="120" value="${values.name}"${described('name', errors)}>`, errors)}
+${field('name', 'Your name', html`<input id="name" name="name" type="text" autocomplete="name" required maxlength="${PERSON_NAME_MAX}" value="${values.name}"${described('name', errors)}>`, errors)}
 ${field('email', 'Email', html`<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${values.email}"${described('email', errors)}>`, errors)}
 ${field(
   'password',
@@ -157,7 +159,7 @@ ${notice('error', `Too many accounts were made from your network. Try again in $
     const returnTo = backTo(req, form.get('return_to'));
     if (!req.site.signupOpen) return signupClosedPage(c, req, returnTo);
     const values = {
-      name: (form.get('name') ?? '').slice(0, 200),
+      name: (form.get('name') ?? '').slice(0, 1000),
       email: (form.get('email') ?? '').trim().slice(0, 320),
     };
     const password = form.get('password') ?? '';
@@ -174,15 +176,14 @@ ${notice('error', `Too many accounts were made from your network. Try again in $
       return again(403, {}, 'This form has expired. Please fill it in again.');
     }
     const errors: Errors = {};
-    const name = Text(120).safeParse(values.name);
-    if (!name.success || values.name.includes('\u0000'))
-      errors.name = 'Enter your name (at most 120 characters).';
+    const name = checkPersonName(values.name);
+    if (!name.ok) errors.name = personNameWords(name.reason);
     const email = Email.safeParse(values.email);
     if (!email.success || values.email.includes('\u0000'))
       errors.email = 'Enter an email address, like name@example.com.';
     const weak = password.length > MAX_PASSWORD_LENGTH ? 'is too long' : passwordProblem(password);
     if (weak) errors.password = `The password ${weak}.`;
-    if (!name.success || !email.success || weak) return again(422, errors);
+    if (!name.ok || !email.success || weak) return again(422, errors);
 
     const taken = () =>
       again(409, {
@@ -195,7 +196,7 @@ ${notice('error', `Too many accounts were made from your network. Try again in $
       user = await inTransaction(ctx.db, async (tx) => {
         const made = await createUser(tx, {
           email: email.data,
-          name: name.data,
+          name: name.name,
           passwordHash,
           unverifiedSchoolId: req.site.id,
         });
