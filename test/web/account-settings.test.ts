@@ -164,6 +164,11 @@ describe('/account/settings: name, password and other sessions', () => {
         confirm: 'x'.repeat(10),
       });
       assert.equal(forged.status, 403, action);
+      // Refused once, by the account area's middleware, and shown in the area's own chrome.
+      const refusal = await forged.text();
+      assert.ok(refusal.includes('<h1>Form expired</h1>'), action);
+      assert.ok(refusal.includes('<a href="/account/settings">Settings</a>'), action);
+      assert.ok(refusal.includes('<p><a href="/account">Go to your account</a></p>'), action);
       const json = await student.request(action, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -172,6 +177,12 @@ describe('/account/settings: name, password and other sessions', () => {
       assert.equal(json.status, 415, action);
     }
     assert.notEqual((await findUserByEmail(t.runtime.db, 'student@example.com'))?.name, 'Mallory');
+  });
+
+  it('the Account API shares the /account prefix: a path it does not answer is its 404, not a sign-in page', async () => {
+    const res = await t.request('/account/graphql/nope', { headers: { accept: 'application/json' } });
+    assert.equal(res.status, 404);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
   });
 });
 
