@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import { type Html, sendPage } from './layout.ts';
+import { sendPage } from './layout.ts';
 import { PageRefusal, type RefusalLink } from './shared/refusal.ts';
 
 /**
@@ -27,24 +27,6 @@ ${options.code ? html`<p class="muted">Error code: <code>${options.code}</code><
 export function minutes(seconds: number): string {
   const n = Math.max(1, Math.ceil(seconds / 60));
   return `${n} minute${n === 1 ? '' : 's'}`;
-}
-
-/** Too many attempts at a form or a link (recovery, invitations): how long, and where to turn. */
-export function slowDownPage(
-  c: Context,
-  wait: number,
-  what: string,
-  back: Html | string = '',
-): Promise<Response> {
-  return sendPage(
-    c,
-    429,
-    'Too many attempts',
-    html`<h1>Too many attempts</h1>
-<div class="notice error" role="alert"><p>${what} Try again in ${minutes(wait)}.</p></div>
-${back}`,
-    { headers: { 'Retry-After': String(wait) } },
-  );
 }
 
 /** The refusal of a throttled form or link: how long to wait, with Retry-After (RFC 9110 §10.2.3). */

@@ -14,7 +14,7 @@ import {
 import { validPersonName } from './person-name.ts';
 
 /** Why joining failed: the link closed meanwhile, the email has an account, or it is unproven. */
-export type JoiningRefusal = 'gone' | 'email_taken' | 'unproven';
+type JoiningRefusal = 'gone' | 'email_taken' | 'unproven';
 
 /** A person joined, with how many sessions ended when the mailbox's owner took an account over. */
 export type Joining =

@@ -52,7 +52,7 @@ export async function inspectPasswordReset(db: Db | Tx, token: string): Promise<
  * one changes a row. Returns the user on success, else undefined. Every other open link of the
  * same user is spent too: a reset ends what earlier requests started.
  */
-export async function consumePasswordReset(db: Db | Tx, token: string): Promise<string | undefined> {
+async function consumePasswordReset(db: Db | Tx, token: string): Promise<string | undefined> {
   if (!isTokenShaped(token)) return undefined;
   const at = isoNow();
   const hash = sha256(token);

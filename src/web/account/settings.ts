@@ -22,7 +22,7 @@ import type { ViewerEnv } from '../shared/viewer.ts';
 import { type SettingsError, settingsPage } from './settings-views.ts';
 
 /** The settings page's path. */
-export const SETTINGS_PAGE = '/account/settings';
+const SETTINGS_PAGE = '/account/settings';
 // Wrong current passwords tolerated per person within 15 minutes: a borrowed session must not
 // become a way to guess the password.
 const CURRENT_PASSWORD_LIMIT = 5;

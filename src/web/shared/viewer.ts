@@ -15,7 +15,7 @@ import type { MultipartForm, Viewer } from './page-kit.ts';
 import { PageRedirect, PageRefusal, type RefusalLink, refusals } from './refusal.ts';
 
 /** What `signedInArea` puts on the context of every request of its area. */
-export interface ViewerVariables {
+interface ViewerVariables {
   /** The person signed in. */
   viewer: Viewer;
   /** A POST's fields, its CSRF token already checked; empty on other methods. */
@@ -32,6 +32,7 @@ export interface ViewerEnv {
 /**
  * The signed-in viewer; without one, throws a redirect to `/login` that comes back here after
  * sign-in (only GET pages come back: a POST's target is not a page to return to, so `fallback`).
+ * @public for any signed-in page; `signedInArea` does it for a whole sub-app.
  */
 export async function signedInViewer(ctx: AppContext, c: Context, fallback: string): Promise<Viewer> {
   const session = await currentSession(ctx, c);
@@ -49,6 +50,7 @@ export async function signedInViewer(ctx: AppContext, c: Context, fallback: stri
  * A POSTed web form of this viewer, or a thrown refusal: every state change is a form POST
  * carrying the session's synchronizer token (OWASP CSRF cheat sheet), so a forged cross-site
  * POST fails.
+ * @public for any signed-in page; `signedInArea` does it for a whole sub-app.
  */
 export async function postedForm(ctx: AppContext, c: Context, viewer: Viewer): Promise<URLSearchParams> {
   if (!isFormRequest(c)) throw refusals.unsupportedForm();
@@ -57,7 +59,10 @@ export async function postedForm(ctx: AppContext, c: Context, viewer: Viewer): P
   return form;
 }
 
-/** A POSTed multipart/form-data form (a file upload) of this viewer, or a thrown refusal. */
+/**
+ * A POSTed multipart/form-data form (a file upload) of this viewer, or a thrown refusal.
+ * @public for any signed-in page; `signedInArea` does it for a whole sub-app.
+ */
 export async function postedMultipartForm(
   ctx: AppContext,
   c: Context,
@@ -120,7 +125,7 @@ export interface FormEnv {
  * signed double-submit of the `lectern_csrf` cookie, or of the session when there is one
  * (`session`); OWASP CSRF cheat sheet.
  */
-export async function postedAnonymousForm(
+async function postedAnonymousForm(
   ctx: AppContext,
   c: Context,
   session?: Viewer['session'],
