@@ -24,7 +24,7 @@ import { tooManyAttempts } from '../error-page.ts';
 import { anonymousForms, type FormEnv, pageRefusalHandler, sendRefusalPage } from '../shared/viewer.ts';
 import { passwordChangedMail, resetMail, sendInBackground } from './mails.ts';
 import { checkNewPassword } from './password-rules.ts';
-import { deadLinkPage, donePage, newPasswordPage, requestPage, sentPage } from './views.ts';
+import { deadLink, donePage, newPasswordPage, requestPage, sentPage } from './views.ts';
 
 // Reset mails per account per hour, and requests or link uses per client address per 15 minutes.
 const ACCOUNT_REQUESTS = 3;
@@ -110,7 +110,7 @@ function requestLink(ctx: AppContext) {
 function showNewPasswordForm(ctx: AppContext) {
   return async (c: RecoveryContext) => {
     const found = await inspectPasswordReset(ctx.db, c.req.param('token') ?? '');
-    if (found.state !== 'usable') return deadLinkPage(c, found.state === 'spent' ? 410 : 404);
+    if (found.state !== 'usable') throw deadLink(found.state === 'spent' ? 410 : 404);
     return newPasswordPage(c, 200, c.req.path, csrfToken(ctx, c));
   };
 }
@@ -131,7 +131,7 @@ function setNewPassword(ctx: AppContext) {
       mailboxProven: ctx.mailer.enabled,
       endAccess: revokeAllGrantsOfUser,
     });
-    if (!done.ok) return deadLinkPage(c, done.reason === 'unknown' ? 404 : 410);
+    if (!done.ok) throw deadLink(done.reason === 'unknown' ? 404 : 410);
     await finishReset(ctx, done.userId, c.get('requestId'));
     return c.redirect('/password-reset/done', 303);
   };
