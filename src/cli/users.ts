@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { hashPassword } from '../crypto/passwords.ts';
 import { addRoles } from '../domain/school/memberships.ts';
+import { checkPersonName, personNameMessage } from '../domain/school/person-name.ts';
 import { ROLES, type Role } from '../domain/school/roles.ts';
 import { findSchoolBySubdomain } from '../domain/school/schools.ts';
 import { createUser } from '../domain/school/users.ts';
@@ -18,6 +19,8 @@ export async function usersCreate(config: Config, argv: string[]): Promise<void>
     role: { type: 'string' },
   });
   if (!values.email || !values.name) throw new UsageError('users create needs --email and --name');
+  const name = checkPersonName(values.name);
+  if (!name.ok) throw new UsageError(`--name ${personNameMessage(name.reason)}`);
   if (values.role && !ROLES.includes(values.role as Role))
     throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
   if (values.role && !values.school) throw new UsageError('--role needs --school');
@@ -27,7 +30,7 @@ export async function usersCreate(config: Config, argv: string[]): Promise<void>
     const user = await inTransaction(runtime.db, async (tx) => {
       const created = await createUser(tx, {
         email: values.email!,
-        name: values.name!,
+        name: name.name,
         passwordHash: await hashPassword(password),
       });
       if (values.school) {

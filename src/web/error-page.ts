@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import { type Html, sendPage } from './layout.ts';
+import { sendPage } from './layout.ts';
+import { PageRefusal, type RefusalLink } from './shared/refusal.ts';
 
 /**
  * An error shown to the person in the browser, used where redirecting back to the client would
@@ -28,20 +29,10 @@ export function minutes(seconds: number): string {
   return `${n} minute${n === 1 ? '' : 's'}`;
 }
 
-/** Too many attempts at a form or a link (recovery, invitations): how long, and where to turn. */
-export function slowDownPage(
-  c: Context,
-  wait: number,
-  what: string,
-  back: Html | string = '',
-): Promise<Response> {
-  return sendPage(
-    c,
-    429,
-    'Too many attempts',
-    html`<h1>Too many attempts</h1>
-<div class="notice error" role="alert"><p>${what} Try again in ${minutes(wait)}.</p></div>
-${back}`,
-    { headers: { 'Retry-After': String(wait) } },
-  );
+/** The refusal of a throttled form or link: how long to wait, with Retry-After (RFC 9110 §10.2.3). */
+export function tooManyAttempts(wait: number, what: string, links?: readonly RefusalLink[]): PageRefusal {
+  return new PageRefusal(429, 'Too many attempts', `${what} Try again in ${minutes(wait)}.`, {
+    links,
+    headers: { 'Retry-After': String(wait) },
+  });
 }

@@ -1,4 +1,4 @@
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { html } from 'hono/html';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../crypto/passwords.ts';
 import { listMembershipsOfUser } from '../domain/school/memberships.ts';
@@ -13,6 +13,7 @@ import {
   csrfToken,
   currentSession,
   endSession,
+  type Session,
   startSession,
   verifyCsrf,
 } from '../http/sessions.ts';
@@ -20,6 +21,8 @@ import { isFormRequest } from '../oauth/form-body.ts';
 import { errorPage } from './error-page.ts';
 import { sendPage } from './layout.ts';
 import { lockoutPage } from './recovery/views.ts';
+import { PageRefusal, refusals } from './shared/refusal.ts';
+import { pageRefusalHandler } from './shared/viewer.ts';
 
 /**
  * Where a signed-in person lands when no return_to was given (product.md §8): staff (an operator
@@ -85,90 +88,162 @@ ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : 
 <p><a href="/password-reset">Forgot password?</a></p>`;
 }
 
-/** `/login` (GET form, POST credentials) and `/logout` (POST), product.md §8. */
-export function createLoginApp(ctx: AppContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  const base = ctx.config.baseUrl;
+/** What the sign-in area's middleware puts on the context of a POST. */
+interface SignInEnv {
+  Variables: AppEnv['Variables'] & {
+    /** The POSTed form, its CSRF token checked (empty on other methods). */
+    form: URLSearchParams;
+    /** The browser's session, when it has one. */
+    session: Session | undefined;
+  };
+}
+type SignInContext = Context<SignInEnv>;
 
-  const show = (c: Context, status: number, returnTo: string | undefined, email = '', error?: string) =>
-    sendPage(c, status, 'Sign in', loginForm(csrfToken(ctx, c), returnTo, email, error));
+/** The form of a POST to `/login` or `/logout`, or a thrown 415. */
+async function postedForm(c: SignInContext): Promise<URLSearchParams> {
+  if (!isFormRequest(c)) throw refusals.unsupportedForm();
+  const form = new URLSearchParams(await c.req.text());
+  c.set('form', form);
+  return form;
+}
 
-  app.get('/login', async (c) => {
-    const returnTo = safeReturnTo(c.req.query('return_to'), base);
+/**
+ * `/login`'s middleware: a POST carries the token of the browser's `lectern_csrf` cookie, so
+ * nobody signs a browser in to their own account from another site (login CSRF, OWASP CSRF
+ * cheat sheet).
+ */
+function signInForm(ctx: AppContext): MiddlewareHandler<SignInEnv> {
+  return async (c, next) => {
+    c.set('form', new URLSearchParams());
+    if (c.req.method === 'POST') {
+      const form = await postedForm(c);
+      if (!verifyCsrf(ctx, c, form.get(CSRF_FIELD) ?? undefined)) {
+        throw new PageRefusal(403, 'Form expired', 'This form has expired. Please sign in again.');
+      }
+    }
+    await next();
+  };
+}
+
+/**
+ * `/logout`'s middleware: a POST carries the session's token; without a session there is
+ * nothing to end, so nothing to forge.
+ */
+function signOutForm(ctx: AppContext): MiddlewareHandler<SignInEnv> {
+  return async (c, next) => {
+    const session = await currentSession(ctx, c);
+    c.set('session', session);
+    c.set('form', isFormRequest(c) ? await postedForm(c) : new URLSearchParams());
+    if (session && !verifyCsrf(ctx, c, c.var.form.get(CSRF_FIELD) ?? undefined, session)) {
+      throw new PageRefusal(403, 'Sign-out failed', 'This form has expired. Reload the page and try again.');
+    }
+    await next();
+  };
+}
+
+function showForm(
+  ctx: AppContext,
+  c: Context,
+  status: number,
+  returnTo?: string,
+  email = '',
+  error?: string,
+) {
+  return sendPage(c, status, 'Sign in', loginForm(csrfToken(ctx, c), returnTo, email, error));
+}
+
+/** GET `/login`: the form, or straight on when a session exists and the request allows it. */
+function showSignIn(ctx: AppContext) {
+  return async (c: SignInContext) => {
+    const returnTo = safeReturnTo(c.req.query('return_to'), ctx.config.baseUrl);
     const session = await currentSession(ctx, c);
     // prompt=login: the authorization request wants the password again, session or not.
     if (session && returnTo && c.req.query('prompt') !== 'login') return c.redirect(returnTo, 303);
-    return show(c, 200, returnTo);
-  });
+    return showForm(ctx, c, 200, returnTo);
+  };
+}
 
-  app.post('/login', async (c) => {
-    if (!isFormRequest(c)) {
-      return errorPage(c, 415, 'Unsupported form', 'The sign-in form must be sent as a web form.');
-    }
-    const form = new URLSearchParams(await c.req.text());
-    const returnTo = safeReturnTo(form.get('return_to') ?? undefined, base);
+/**
+ * The account behind an email and password, or undefined. Passwords beyond 1 KiB are refused
+ * without hashing them (argon2 cost is per byte).
+ */
+async function checkedUser(ctx: AppContext, email: string, password: string) {
+  if (password.length > MAX_PASSWORD_LENGTH) return { user: undefined, ok: false };
+  const user = await findUserByEmail(ctx.db, email);
+  return { user, ok: await verifyPassword(user?.password_hash, password) };
+}
+
+/** POST `/login`: the credentials, counted against the account's and the address's limits. */
+function signIn(ctx: AppContext) {
+  return async (c: SignInContext) => {
+    const form = c.var.form;
+    const returnTo = safeReturnTo(form.get('return_to') ?? undefined, ctx.config.baseUrl);
     const email = (form.get('email') ?? '').trim().slice(0, 320);
     const password = form.get('password') ?? '';
-    if (!verifyCsrf(ctx, c, form.get(CSRF_FIELD) ?? undefined)) {
-      return show(c, 403, returnTo, email, 'This form has expired. Please sign in again.');
-    }
-    if (!email || !password) return show(c, 400, returnTo, email, 'Enter your email and password.');
+    if (!email || !password) return showForm(ctx, c, 400, returnTo, email, 'Enter your email and password.');
     // NUL can be in no stored email and PostgreSQL text cannot hold it: refuse before any lookup.
     if (email.includes('\u0000') || password.includes('\u0000')) {
-      return show(c, 400, returnTo, '', 'Enter your email and password.');
+      return showForm(ctx, c, 400, returnTo, '', 'Enter your email and password.');
     }
-
     const address = clientAddress(ctx.config, c);
-    const rules = loginRules(normalizeEmail(email), address);
+    const requestId = c.get('requestId');
     // The attempt is counted before the password is checked, in one atomic step:
     // parallel guesses each take a place, so no more than the limit are ever checked.
-    const reservation = await ctx.throttle.reserve(rules);
+    const reservation = await ctx.throttle.reserve(loginRules(normalizeEmail(email), address));
     if (reservation.retryAfter > 0) {
       logSecurityEvent(ctx.logger, 'login.locked', {
         address,
         retryAfterSeconds: reservation.retryAfter,
-        requestId: c.get('requestId'),
+        requestId,
       });
       return lockoutPage(c, reservation.retryAfter, ctx.mailer.enabled);
     }
-    // Passwords beyond 1 KiB are refused without hashing them (argon2 cost is per byte).
-    const user = password.length <= MAX_PASSWORD_LENGTH ? await findUserByEmail(ctx.db, email) : undefined;
-    const ok =
-      password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(user?.password_hash, password));
+    const { user, ok } = await checkedUser(ctx, email, password);
     if (!user || !ok) {
       // The account when the email names one; the email itself is not logged (it may be a typo
-      // of a password, or someone else's address).
-      logSecurityEvent(ctx.logger, 'login.failed', {
-        userId: user?.id ?? null,
-        address,
-        requestId: c.get('requestId'),
-      });
-      // The reservation stays: it is this failure's count.
-      return show(c, 401, returnTo, email, 'Email or password is incorrect.');
+      // of a password, or someone else's address). The reservation stays: it is this failure's count.
+      logSecurityEvent(ctx.logger, 'login.failed', { userId: user?.id ?? null, address, requestId });
+      return showForm(ctx, c, 401, returnTo, email, 'Email or password is incorrect.');
     }
     // A success takes back only its own place; earlier failures stay in their window, so a
     // burst that contains the right password cannot wipe the guesses made with it.
     await reservation.release();
     await startSession(ctx, c, user.id);
-    logSecurityEvent(ctx.logger, 'login.succeeded', {
-      userId: user.id,
-      address,
-      requestId: c.get('requestId'),
-    });
+    logSecurityEvent(ctx.logger, 'login.succeeded', { userId: user.id, address, requestId });
     return c.redirect(returnTo ?? (await landingOf(ctx, user.id)), 303);
-  });
+  };
+}
 
-  app.post('/logout', async (c) => {
-    const session = await currentSession(ctx, c);
-    const form = isFormRequest(c) ? new URLSearchParams(await c.req.text()) : new URLSearchParams();
-    if (session && !verifyCsrf(ctx, c, form.get(CSRF_FIELD) ?? undefined, session)) {
-      return errorPage(c, 403, 'Sign-out failed', 'This form has expired. Reload the page and try again.');
-    }
+/** POST `/logout`: ends the session, then back to sign-in (and to `return_to` after it). */
+function signOut(ctx: AppContext) {
+  return async (c: SignInContext) => {
     await endSession(ctx, c);
     // "Use another account" on the consent page signs out and comes back to the same request.
-    const returnTo = safeReturnTo(form.get('return_to') ?? undefined, base);
+    const returnTo = safeReturnTo(c.var.form.get('return_to') ?? undefined, ctx.config.baseUrl);
     return c.redirect(returnTo ? `/login?return_to=${encodeURIComponent(returnTo)}` : '/login', 303);
-  });
+  };
+}
 
+/**
+ * `/login` (GET form, POST credentials) and `/logout` (POST), product.md §8: one sub-app whose
+ * middleware checks each POST's CSRF token and whose `onError` answers a refused sign-in with the
+ * form again, with the reason.
+ */
+export function createLoginApp(ctx: AppContext): Hono<SignInEnv> {
+  const app = new Hono<SignInEnv>();
+  app.onError(
+    pageRefusalHandler((c, refusal) => {
+      if (c.req.path !== '/login') return errorPage(c, refusal.status, refusal.title, refusal.detail);
+      const form = c.var.form ?? new URLSearchParams();
+      const returnTo = safeReturnTo(form.get('return_to') ?? undefined, ctx.config.baseUrl);
+      const email = (form.get('email') ?? '').trim().slice(0, 320);
+      return showForm(ctx, c, refusal.status, returnTo, email, refusal.detail);
+    }),
+  );
+  app.use('/login', signInForm(ctx));
+  app.use('/logout', signOutForm(ctx));
+  app.get('/login', showSignIn(ctx));
+  app.post('/login', signIn(ctx));
+  app.post('/logout', signOut(ctx));
   return app;
 }

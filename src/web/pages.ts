@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/context.ts';
-import { createAccountPagesApp } from './account/routes.ts';
-import { createAccountSettingsApp } from './account/settings.ts';
+import { createAccountArea } from './account/area.ts';
 import { createAnalyticsPagesApp } from './admin/analytics-pages.ts';
 import { createConsolePagesApp } from './admin/console/routes.ts';
 import { createCourseStudentsApp } from './admin/course-students.ts';
@@ -13,11 +12,11 @@ import { createMemberPagesApp } from './admin/members-pages.ts';
 import { createOrdersPagesApp } from './admin/orders-pages.ts';
 import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
-import { createInvitationPagesApp } from './invitations.ts';
+import { createInvitationArea } from './invitations.ts';
 import { createLandingApp } from './landing.ts';
 import { createLearnPagesApp } from './learn/routes.ts';
 import { createLoginApp } from './login.ts';
-import { createPasswordResetApp } from './recovery/password-reset.ts';
+import { createRecoveryArea } from './recovery/password-reset.ts';
 import { createSchoolSiteApp } from './site/routes.ts';
 
 /**
@@ -29,7 +28,7 @@ import { createSchoolSiteApp } from './site/routes.ts';
 export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/', createLoginApp(ctx));
-  app.route('/', createPasswordResetApp(ctx));
+  app.route('/password-reset', createRecoveryArea(ctx));
   app.route('/', createAdminPagesApp(ctx));
   app.route('/', createAdminLockoutsApp(ctx));
   app.route('/', createMemberPagesApp(ctx));
@@ -40,10 +39,9 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createConsolePagesApp(ctx));
   app.route('/', createAnalyticsPagesApp(ctx));
   app.route('/', createOrdersPagesApp(ctx));
-  app.route('/', createAccountPagesApp(ctx));
-  app.route('/', createAccountSettingsApp(ctx));
+  app.route('/account', createAccountArea(ctx));
   app.route('/', createAgentDocsApp(ctx));
-  app.route('/', createInvitationPagesApp(ctx));
+  app.route('/invitations', createInvitationArea(ctx));
   app.route('/', createLearnPagesApp(ctx));
   app.route('/schools/:subdomain/', createSchoolSiteApp(ctx));
   app.route('/', createLandingApp(ctx));

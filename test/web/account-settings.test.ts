@@ -45,10 +45,25 @@ describe('/account/settings: name, password and other sessions', () => {
     assert.equal(locationOf(res), `${PAGE}?done=name`);
     assert.match(await (await student.request(`${PAGE}?done=name`)).text(), /Your name was changed\./);
     assert.equal((await findUserByEmail(t.runtime.db, 'student@example.com'))?.name, 'Samantha Student');
-    for (const name of ['   ', 'x'.repeat(121), 'a\u0000b']) {
+    const refusals: Array<[string, RegExp]> = [
+      ['   ', /<p class="field-error" id="name-error">Enter your name\.<\/p>/],
+      [
+        'x'.repeat(201),
+        /<p class="field-error" id="name-error">Enter a name of at most 200 characters\.<\/p>/,
+      ],
+      [
+        'a\u0000b',
+        /<p class="field-error" id="name-error">A name cannot contain control or text-direction characters\./,
+      ],
+      [
+        'a\u202eb',
+        /<p class="field-error" id="name-error">A name cannot contain control or text-direction characters\./,
+      ],
+    ];
+    for (const [name, words] of refusals) {
       const bad = await submit(student, PAGE, '/account/name', { name });
       assert.equal(bad.status, 400);
-      assert.match(await bad.text(), /Enter a name of 1 to 120 characters/);
+      assert.match(await bad.text(), words);
     }
     assert.equal((await findUserByEmail(t.runtime.db, 'student@example.com'))?.name, 'Samantha Student');
   });
@@ -149,6 +164,11 @@ describe('/account/settings: name, password and other sessions', () => {
         confirm: 'x'.repeat(10),
       });
       assert.equal(forged.status, 403, action);
+      // Refused once, by the account area's middleware, and shown in the area's own chrome.
+      const refusal = await forged.text();
+      assert.ok(refusal.includes('<h1>Form expired</h1>'), action);
+      assert.ok(refusal.includes('<a href="/account/settings">Settings</a>'), action);
+      assert.ok(refusal.includes('<p><a href="/account">Go to your account</a></p>'), action);
       const json = await student.request(action, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -157,6 +177,12 @@ describe('/account/settings: name, password and other sessions', () => {
       assert.equal(json.status, 415, action);
     }
     assert.notEqual((await findUserByEmail(t.runtime.db, 'student@example.com'))?.name, 'Mallory');
+  });
+
+  it('the Account API shares the /account prefix: a path it does not answer is its 404, not a sign-in page', async () => {
+    const res = await t.request('/account/graphql/nope', { headers: { accept: 'application/json' } });
+    assert.equal(res.status, 404);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
   });
 });
 

@@ -242,15 +242,28 @@ describe('invitation pages', () => {
         password: 'long-enough',
       });
       assert.equal(noName.status, 422);
+      assert.match(
+        await noName.text(),
+        /<div class="notice error" role="alert" id="form-error"><p>Enter your name\.<\/p>/,
+      );
+      // The one name rule (domain/school/person-name.ts), the same as the settings page and the Account API.
+      const overridden = await visitor.postForm(path, {
+        ...Object.fromEntries(fields),
+        name: 'Nina\u202Egnp.exe',
+        password: 'long-enough',
+      });
+      assert.equal(overridden.status, 422);
+      assert.match(await overridden.text(), /A name cannot contain control or text-direction characters\./);
       const ok = await visitor.postForm(path, {
         ...Object.fromEntries(fields),
-        name: 'Nina New',
+        name: `Nina New ${'n'.repeat(191)}`,
         password: 'long-enough',
       });
       assert.equal(ok.status, 303);
       assert.equal(locationOf(ok), '/account');
       assert.equal((await visitor.request('/account')).status, 200);
       const user = await findUserByEmail(t.runtime.db, 'newbie@example.com');
+      assert.equal(user?.name.length, 200, 'a name of 200 characters is a name everywhere');
       assert.deepEqual((await findMembership(t.runtime.db, demo, user!.id))!.roles, ['lecturer']);
       const reused = await new Browser(t).request(path);
       assert.equal(reused.status, 410);

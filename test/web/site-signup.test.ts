@@ -91,7 +91,7 @@ describe('sign-up and enrolment at a school site', () => {
     assert.ok(html.includes('<h1>Sign up at Demo Academy</h1>'));
     assert.ok(
       html.includes(
-        '<input id="name" name="name" type="text" autocomplete="name" required maxlength="120" value="">',
+        '<input id="name" name="name" type="text" autocomplete="name" required maxlength="200" value="">',
       ),
     );
     assert.ok(

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { problem } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
@@ -19,8 +18,6 @@ import {
   registerForEvent,
 } from '../community/event-registrations.ts';
 import { type Event, findEvents, getEvent } from '../community/events.ts';
-import { parseValid } from '../kernel/checks.ts';
-import { Text } from '../kernel/fields.ts';
 import type { Page, PageParams } from '../kernel/pagination.ts';
 import type { CoursesTable } from '../kernel/tables.ts';
 import {
@@ -30,6 +27,7 @@ import {
   recordLectureProgress,
 } from '../learning/enrollments.ts';
 import { type LectureProgress, toLectureProgress } from '../learning/lecture-progress.ts';
+import { validPersonName } from '../school/person-name.ts';
 import { updateUserName } from '../school/users.ts';
 import { getMemberProfile, type MemberProfile, type MemberScope } from './member-reads.ts';
 
@@ -228,12 +226,8 @@ export async function cancelMemberEventRegistration(
   return cancelRegistration(db, scope.schoolId, registration.id);
 }
 
-/** What a member may change of their own profile. */
-const MemberProfileFields = z.object({ name: Text(200) });
-
-/** Renames the member (1–200 characters, trimmed); 422 `validation_failed` otherwise. */
+/** Renames the member under the one name rule (person-name.ts); 422 `validation_failed` otherwise. */
 export async function renameMember(db: Db | Tx, scope: MemberScope, name: string): Promise<MemberProfile> {
-  const { name: trimmed } = parseValid(MemberProfileFields, { name });
-  await updateUserName(db, scope.userId, trimmed);
+  await updateUserName(db, scope.userId, validPersonName(name));
   return getMemberProfile(db, scope);
 }

@@ -4,8 +4,9 @@
  * school; nothing here reveals whether an email has an account (the page answers the same).
  */
 import { isTokenShaped, randomToken, sha256 } from '../../crypto/tokens.ts';
-import type { Db, Tx } from '../../store/database.ts';
+import { type Db, inTransaction, type Tx } from '../../store/database.ts';
 import { isoIn, isoNow, nowMs } from '../../store/time.ts';
+import { markEmailProven, setUserPasswordHash } from './users.ts';
 
 /** How long a reset link works. */
 export const PASSWORD_RESET_SECONDS = 3600;
@@ -51,7 +52,7 @@ export async function inspectPasswordReset(db: Db | Tx, token: string): Promise<
  * one changes a row. Returns the user on success, else undefined. Every other open link of the
  * same user is spent too: a reset ends what earlier requests started.
  */
-export async function consumePasswordReset(db: Db | Tx, token: string): Promise<string | undefined> {
+async function consumePasswordReset(db: Db | Tx, token: string): Promise<string | undefined> {
   if (!isTokenShaped(token)) return undefined;
   const at = isoNow();
   const hash = sha256(token);
@@ -84,4 +85,37 @@ export async function purgePasswordResets(db: Db | Tx, now = nowMs()): Promise<n
     .where('expires_at', '<', isoIn(-24 * 3600, now))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** What using a reset link did: the account whose password is set, or why the link is dead. */
+export type LinkReset = { ok: true; userId: string } | { ok: false; reason: 'unknown' | 'spent' };
+
+/**
+ * Sets a new password through a reset link, in one transaction: the link (and every other open
+ * link of the person) spent, the password stored, and `endAccess` run (the caller revokes the
+ * person's grants there, so no app outlives a reset). `mailboxProven`: the link was mailed, so
+ * using it proves the mailbox and an account trusted at one school only becomes the owner's;
+ * a link an operator handed over proves nothing about the mailbox.
+ */
+export async function resetPasswordThroughLink(
+  db: Db,
+  token: string,
+  input: {
+    passwordHash: string;
+    mailboxProven: boolean;
+    endAccess: (tx: Tx, userId: string) => Promise<unknown>;
+  },
+): Promise<LinkReset> {
+  const userId = await inTransaction(db, async (tx) => {
+    const id = await consumePasswordReset(tx, token);
+    if (id) {
+      await setUserPasswordHash(tx, id, input.passwordHash);
+      if (input.mailboxProven) await markEmailProven(tx, id);
+      await input.endAccess(tx, id);
+    }
+    return id;
+  });
+  if (userId) return { ok: true, userId };
+  const state = await inspectPasswordReset(db, token);
+  return { ok: false, reason: state.state === 'unknown' ? 'unknown' : 'spent' };
 }

@@ -4,6 +4,7 @@ import { Checks, isUniqueViolation, withTransaction } from '../kernel/checks.ts'
 import { Email } from '../kernel/fields.ts';
 import { createInvitation, type IssuedInvitation } from './invitations.ts';
 import { addRoles } from './memberships.ts';
+import { validPersonName } from './person-name.ts';
 import {
   getSchoolSettings,
   NewSchoolFields,
@@ -92,7 +93,7 @@ export function foundSchool(db: Db | Tx, input: NewSchool, owner: FirstOwner): P
       existing ??
       (await createUser(tx, {
         email: checked.ownerEmail,
-        name: owner.name!,
+        name: validPersonName(owner.name ?? '', 'ownerName'),
         passwordHash: owner.passwordHash,
       }));
     await addRoles(tx, school.id, user.id, ['owner']);

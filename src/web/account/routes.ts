@@ -1,12 +1,13 @@
 /**
  * `/account`: the signed-in person's own page (product.md §8): who they are, their schools, and
- * the apps they connected at each school, each revocable by them alone.
+ * the apps they connected at each school, each revocable by them alone. The handlers run inside
+ * the account area (area.ts), which has signed the viewer in and checked each POST's CSRF token.
  */
-import { Hono } from 'hono';
+import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
-import type { AppContext, AppEnv } from '../../http/context.ts';
+import type { AppContext } from '../../http/context.ts';
 import {
   type Connection,
   listUserConnections,
@@ -14,16 +15,8 @@ import {
 } from '../../oauth/grants/connected-apps.ts';
 import { describeScope } from '../../oauth/scopes.ts';
 import type { Html } from '../layout.ts';
-import {
-  confirmForm,
-  notice,
-  readForm,
-  requireViewer,
-  sendAreaPage,
-  topNav,
-  type Viewer,
-  when,
-} from '../shared/page-kit.ts';
+import { confirmForm, notice, sendAreaPage, topNav, type Viewer, when } from '../shared/page-kit.ts';
+import type { ViewerEnv } from '../shared/viewer.ts';
 
 const DONE: Record<string, string> = {
   revoked: 'The app was disconnected. Its tokens no longer work.',
@@ -100,62 +93,63 @@ ${notice('warning', `${conn.clientName} stops acting for you at ${conn.schoolNam
 ${confirmForm(viewer, '/account/connections/revoke', 'Disconnect', '/account', { grant: conn.key })}`;
 }
 
-/** The account page, and its revoke action behind a confirmation page. */
-export function createAccountPagesApp(ctx: AppContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+type AccountContext = Context<ViewerEnv>;
 
-  app.get('/account', async (c) => {
-    const viewer = await requireViewer(ctx, c, '/account');
-    if (viewer instanceof Response) return viewer;
-    const memberships = (await listMembershipsOfUser(ctx.db, viewer.user.id)).filter(
-      (m) => m.status === 'active',
-    );
-    const connections = await listUserConnections(ctx.db, viewer.user.id);
-    const sections: SchoolSection[] = memberships.map((m) => ({
-      id: m.schoolId,
-      name: m.schoolName,
-      roles: m.roles,
-      connections: connections.filter((conn) => conn.schoolId === m.schoolId),
-    }));
-    // Connections at a school the person has since left stay visible, so they can be revoked.
-    for (const conn of connections) {
-      let section = sections.find((s) => s.id === conn.schoolId);
-      if (!section) {
-        section = { id: conn.schoolId, name: conn.schoolName, roles: [], connections: [] };
-        sections.push(section);
-      }
-      if (!section.connections.includes(conn)) section.connections.push(conn);
+/** The viewer's schools (active memberships) with their connected apps, and whether they run one. */
+async function sectionsOf(ctx: AppContext, viewer: Viewer) {
+  const memberships = (await listMembershipsOfUser(ctx.db, viewer.user.id)).filter(
+    (m) => m.status === 'active',
+  );
+  const connections = await listUserConnections(ctx.db, viewer.user.id);
+  const sections: SchoolSection[] = memberships.map((m) => ({
+    id: m.schoolId,
+    name: m.schoolName,
+    roles: m.roles,
+    connections: connections.filter((conn) => conn.schoolId === m.schoolId),
+  }));
+  // Connections at a school the person has since left stay visible, so they can be revoked.
+  for (const conn of connections) {
+    let section = sections.find((s) => s.id === conn.schoolId);
+    if (!section) {
+      section = { id: conn.schoolId, name: conn.schoolName, roles: [], connections: [] };
+      sections.push(section);
     }
-    const operator = memberships.some((m) => mayActFor('operator', standingRoles(m)));
-    const schools = memberships.map((m) => ({ name: m.schoolName, subdomain: m.subdomain }));
-    return sendAreaPage(
-      c,
-      200,
-      'Your account',
-      accountPage(viewer, sections, c.req.query('done'), operator, schools),
-    );
-  });
+    if (!section.connections.includes(conn)) section.connections.push(conn);
+  }
+  const operator = memberships.some((m) => mayActFor('operator', standingRoles(m)));
+  const schools = memberships.map((m) => ({ name: m.schoolName, subdomain: m.subdomain }));
+  return { sections, operator, schools };
+}
 
-  app.get('/account/connections/revoke', async (c) => {
-    const viewer = await requireViewer(ctx, c, '/account');
-    if (viewer instanceof Response) return viewer;
+/** GET `/account`: who the viewer is, their schools and their connected apps. */
+export function showAccount(ctx: AppContext) {
+  return async (c: AccountContext) => {
+    const viewer = c.var.viewer;
+    const { sections, operator, schools } = await sectionsOf(ctx, viewer);
+    const body = accountPage(viewer, sections, c.req.query('done'), operator, schools);
+    return sendAreaPage(c, 200, 'Your account', body);
+  };
+}
+
+/** GET `/account/connections/revoke`: asks before disconnecting one of the viewer's apps. */
+export function confirmDisconnect(ctx: AppContext) {
+  return async (c: AccountContext) => {
+    const viewer = c.var.viewer;
     // Only the viewer's own connections are found: someone else's grant id is "no longer exists".
     const key = c.req.query('grant') ?? '';
     const found = (await listUserConnections(ctx.db, viewer.user.id)).find((conn) => conn.key === key);
     if (!found) return c.redirect('/account?done=not-found', 303);
     return sendAreaPage(c, 200, `Disconnect ${found.clientName}?`, disconnectPage(viewer, found));
-  });
+  };
+}
 
-  app.post('/account/connections/revoke', async (c) => {
-    const viewer = await requireViewer(ctx, c, '/account');
-    if (viewer instanceof Response) return viewer;
-    const form = await readForm(ctx, c, viewer);
-    if (form instanceof Response) return form;
+/** POST `/account/connections/revoke`: disconnects one of the viewer's own apps. */
+export function disconnect(ctx: AppContext) {
+  return async (c: AccountContext) => {
+    const viewer = c.var.viewer;
     // Only the viewer's own grants are found: someone else's grant id revokes nothing.
-    const grantId = form.get('grant') ?? '';
+    const grantId = c.var.form.get('grant') ?? '';
     const revoked = await revokeOwnConnection(ctx.db, viewer.user.id, grantId);
     return c.redirect(`/account?done=${revoked > 0 ? 'revoked' : 'not-found'}`, 303);
-  });
-
-  return app;
+  };
 }

@@ -5,6 +5,7 @@
  */
 import { html } from 'hono/html';
 import { MIN_PASSWORD_LENGTH } from '../../crypto/passwords.ts';
+import { PERSON_NAME_MAX } from '../../domain/school/person-name.ts';
 import type { Html } from '../layout.ts';
 import { csrfField, type NavLink, notice, topNav, type Viewer } from '../shared/page-kit.ts';
 
@@ -36,7 +37,7 @@ function nameForm(viewer: Viewer, error?: SettingsError): Html {
 <h2 id="name-heading">Name</h2>
 <form method="post" action="/account/name" novalidate>${csrfField(viewer)}
 <label for="name">Your name</label>
-<input id="name" name="name" type="text" autocomplete="name" maxlength="120" required value="${viewer.user.name}"${invalid(error, 'name', 'name-error')}>
+<input id="name" name="name" type="text" autocomplete="name" maxlength="${PERSON_NAME_MAX}" required value="${viewer.user.name}"${invalid(error, 'name', 'name-error')}>
 ${fieldError('name-error', error, 'name')}
 <div class="actions start"><button class="primary" type="submit">Save name</button></div>
 </form></section>`;

@@ -1,78 +1,86 @@
 /**
- * The person's own settings: change their name, change their password (the current
- * one required, then a notice by email and the other sessions signed out), and sign out their
- * other sessions. Mounted next to the account page by one line in web/pages.ts.
+ * The person's own settings: change their name, change their password (the current one required,
+ * then a notice by email and the other sessions signed out), and sign out their other sessions.
+ * The handlers run inside the account area (area.ts), which has signed the viewer in and checked
+ * each POST's CSRF token.
  */
-import { type Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { hashPassword, MAX_PASSWORD_LENGTH, verifyPassword } from '../../crypto/passwords.ts';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
+import { checkPersonName } from '../../domain/school/person-name.ts';
 import { mayActFor, standingRoles } from '../../domain/school/standing.ts';
 import { setUserPasswordHash, updateUserName } from '../../domain/school/users.ts';
-import type { AppContext, AppEnv } from '../../http/context.ts';
+import type { AppContext } from '../../http/context.ts';
 import { logSecurityEvent } from '../../http/security-log.ts';
 import { countOtherSessions, endUserSessions } from '../../http/sessions.ts';
 import { minutes } from '../error-page.ts';
 import { passwordChangedMail, sendInBackground } from '../recovery/mails.ts';
 import { checkNewPassword } from '../recovery/password-rules.ts';
-import { type NavLink, readForm, requireViewer, sendAreaPage, type Viewer } from '../shared/page-kit.ts';
+import { type NavLink, sendAreaPage, type Viewer } from '../shared/page-kit.ts';
+import { personNameWords } from '../shared/person-name.ts';
+import type { ViewerEnv } from '../shared/viewer.ts';
 import { type SettingsError, settingsPage } from './settings-views.ts';
 
-const PAGE = '/account/settings';
-const NAME_MAX = 120;
+/** The settings page's path. */
+const SETTINGS_PAGE = '/account/settings';
 // Wrong current passwords tolerated per person within 15 minutes: a borrowed session must not
 // become a way to guess the password.
 const CURRENT_PASSWORD_LIMIT = 5;
 
-/** The settings page and its three actions. */
-export function createAccountSettingsApp(ctx: AppContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+type AccountContext = Context<ViewerEnv>;
 
-  const nav = async (viewer: Viewer): Promise<NavLink[]> => {
-    const memberships = await listMembershipsOfUser(ctx.db, viewer.user.id);
-    const operator = memberships.some((m) => mayActFor('operator', standingRoles(m)));
-    return [
-      { href: '/account', label: 'My account' },
-      { href: PAGE, label: 'Settings', current: true },
-      ...(operator ? [{ href: '/admin', label: 'Admin' }] : []),
-    ];
-  };
-  const show = async (c: Context, viewer: Viewer, status: number, done?: string, error?: SettingsError) => {
-    const otherSessions = await countOtherSessions(ctx, viewer.user.id, viewer.session.idHash);
-    const body = settingsPage(viewer, await nav(viewer), { done, error, otherSessions });
-    return sendAreaPage(c, status, 'Account settings', body);
-  };
-  // Signed in and a CSRF-checked form: the viewer and the form, or the answer to send.
-  const formOf = async (c: Context) => {
-    const viewer = await requireViewer(ctx, c, PAGE);
-    if (viewer instanceof Response) return viewer;
-    const form = await readForm(ctx, c, viewer);
-    return form instanceof Response ? form : { viewer, form };
-  };
+/** The account area's navigation, with Admin for an operator of any school. */
+export async function accountNav(ctx: AppContext, viewer: Viewer, current: string): Promise<NavLink[]> {
+  const memberships = await listMembershipsOfUser(ctx.db, viewer.user.id);
+  const operator = memberships.some((m) => mayActFor('operator', standingRoles(m)));
+  return [
+    { href: '/account', label: 'My account', current: current === '/account' },
+    { href: SETTINGS_PAGE, label: 'Settings', current: current === SETTINGS_PAGE },
+    ...(operator ? [{ href: '/admin', label: 'Admin' }] : []),
+  ];
+}
 
-  app.get(PAGE, async (c) => {
-    const viewer = await requireViewer(ctx, c, PAGE);
-    if (viewer instanceof Response) return viewer;
-    return show(c, viewer, 200, c.req.query('done'));
+/** The settings page, with a notice (`done`) or one form's error. */
+async function show(
+  ctx: AppContext,
+  c: AccountContext,
+  status: number,
+  done?: string,
+  error?: SettingsError,
+) {
+  const viewer = c.var.viewer;
+  const otherSessions = await countOtherSessions(ctx, viewer.user.id, viewer.session.idHash);
+  const body = settingsPage(viewer, await accountNav(ctx, viewer, SETTINGS_PAGE), {
+    done,
+    error,
+    otherSessions,
   });
+  return sendAreaPage(c, status, 'Account settings', body);
+}
 
-  app.post('/account/name', async (c) => {
-    const got = await formOf(c);
-    if (got instanceof Response) return got;
-    const name = (got.form.get('name') ?? '').trim();
-    if (!name || name.length > NAME_MAX || name.includes('\u0000')) {
-      const message = `Enter a name of 1 to ${NAME_MAX} characters.`;
-      return show(c, got.viewer, 400, undefined, { form: 'name', message });
+/** GET `/account/settings`. */
+export function showSettings(ctx: AppContext) {
+  return (c: AccountContext) => show(ctx, c, 200, c.req.query('done'));
+}
+
+/** POST `/account/name`: renames the viewer under the one name rule (domain/school/person-name.ts). */
+export function rename(ctx: AppContext) {
+  return async (c: AccountContext) => {
+    const checked = checkPersonName(c.var.form.get('name') ?? '');
+    if (!checked.ok) {
+      return show(ctx, c, 400, undefined, { form: 'name', message: personNameWords(checked.reason) });
     }
-    await updateUserName(ctx.db, got.viewer.user.id, name);
-    return c.redirect(`${PAGE}?done=name`, 303);
-  });
+    await updateUserName(ctx.db, c.var.viewer.user.id, checked.name);
+    return c.redirect(`${SETTINGS_PAGE}?done=name`, 303);
+  };
+}
 
-  app.post('/account/password', async (c) => {
-    const got = await formOf(c);
-    if (got instanceof Response) return got;
-    const { viewer, form } = got;
+/** POST `/account/password`: the current password, then the new one twice. */
+export function changePassword(ctx: AppContext) {
+  return async (c: AccountContext) => {
+    const { viewer, form } = c.var;
     const refuse = (status: number, message: string) =>
-      show(c, viewer, status, undefined, { form: 'password', message });
+      show(ctx, c, status, undefined, { form: 'password', message });
     const current = form.get('current') ?? '';
     const password = form.get('password') ?? '';
     const problem = checkNewPassword(password, form.get('confirm') ?? '');
@@ -101,21 +109,21 @@ export function createAccountSettingsApp(ctx: AppContext): Hono<AppEnv> {
       reason: 'password_changed',
     });
     if (ctx.mailer.enabled) sendInBackground(ctx, viewer.user.id, passwordChangedMail(ctx, viewer.user));
-    return c.redirect(`${PAGE}?done=password`, 303);
-  });
+    return c.redirect(`${SETTINGS_PAGE}?done=password`, 303);
+  };
+}
 
-  app.post('/account/sessions/sign-out-others', async (c) => {
-    const got = await formOf(c);
-    if (got instanceof Response) return got;
-    const ended = await endUserSessions(ctx, got.viewer.user.id, got.viewer.session.idHash);
+/** POST `/account/sessions/sign-out-others`. */
+export function signOutOthers(ctx: AppContext) {
+  return async (c: AccountContext) => {
+    const viewer = c.var.viewer;
+    const ended = await endUserSessions(ctx, viewer.user.id, viewer.session.idHash);
     logSecurityEvent(ctx.logger, 'sessions.revoked', {
-      userId: got.viewer.user.id,
+      userId: viewer.user.id,
       requestId: c.get('requestId'),
       sessions: ended,
       reason: 'signed_out_others',
     });
-    return c.redirect(`${PAGE}?done=sessions`, 303);
-  });
-
-  return app;
+    return c.redirect(`${SETTINGS_PAGE}?done=sessions`, 303);
+  };
 }

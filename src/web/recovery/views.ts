@@ -9,6 +9,7 @@ import { MIN_PASSWORD_LENGTH } from '../../crypto/passwords.ts';
 import { CSRF_FIELD } from '../../http/sessions.ts';
 import { minutes } from '../error-page.ts';
 import { sendPage } from '../layout.ts';
+import { PageRefusal } from '../shared/refusal.ts';
 
 const FORM_ONLY_HERE = { formAction: ["'self'"] };
 
@@ -80,19 +81,17 @@ ${errorNotice('password-error', error)}
 }
 
 /** A link that cannot be used (forged, expired or already used): what happened and what next. */
-export function deadLinkPage(c: Context, status: 404 | 410): Promise<Response> {
+export function deadLink(status: 404 | 410): PageRefusal {
   const what =
     status === 410
-      ? 'This password-reset link has expired or was already used.'
-      : 'This password-reset link is not valid.';
-  return sendPage(
-    c,
-    status,
-    'Link not usable',
-    html`<h1>Link not usable</h1>
-<div class="notice error" role="alert"><p>${what}</p></div>
-<p>Links work for one hour and only once. <a href="/password-reset">Ask for a new link</a>, or <a href="/login">sign in</a> if you know your password.</p>`,
-  );
+      ? 'This password-reset link has expired or was already used. Links work for one hour and only once.'
+      : 'This password-reset link is not valid. Links work for one hour and only once.';
+  return new PageRefusal(status, 'Link not usable', what, {
+    links: [
+      { href: '/password-reset', label: 'Ask for a new link' },
+      { href: '/login', label: 'Sign in if you know your password' },
+    ],
+  });
 }
 
 /** After a reset. */

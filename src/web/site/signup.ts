@@ -14,7 +14,8 @@ import {
   MIN_PASSWORD_LENGTH,
   passwordProblem,
 } from '../../crypto/passwords.ts';
-import { Email, Text } from '../../domain/kernel/fields.ts';
+import { Email } from '../../domain/kernel/fields.ts';
+import { checkPersonName, PERSON_NAME_MAX } from '../../domain/school/person-name.ts';
 import { signUpAtSchool } from '../../domain/school/sign-up.ts';
 import { clientAddress } from '../../http/client-address.ts';
 import type { AppContext } from '../../http/context.ts';
@@ -24,6 +25,7 @@ import type { Html } from '../layout.ts';
 import { safeReturnTo } from '../login.ts';
 import { sendInBackground } from '../recovery/mails.ts';
 import { notice } from '../shared/page-kit.ts';
+import { personNameWords } from '../shared/person-name.ts';
 import { PageRedirect, PageRefusal } from '../shared/refusal.ts';
 import type { SiteContext } from './context.ts';
 import { type SiteRequest, sendSitePage, signInHref } from './kit.ts';
@@ -65,7 +67,7 @@ ${failed ? notice('error', 'Please correct the fields marked below.') : ''}
 <form class="site-form" method="post" action="${base}/signup" novalidate>
 <input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
 <input type="hidden" name="return_to" value="${returnTo}">
-${field('name', 'Your name', html`<input id="name" name="name" type="text" autocomplete="name" required maxlength="120" value="${values.name}"${described('name', errors)}>`, errors)}
+${field('name', 'Your name', html`<input id="name" name="name" type="text" autocomplete="name" required maxlength="${PERSON_NAME_MAX}" value="${values.name}"${described('name', errors)}>`, errors)}
 ${field('email', 'Email', html`<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${values.email}"${described('email', errors)}>`, errors)}
 ${field(
   'password',
@@ -141,21 +143,24 @@ async function throttleSignUps(ctx: AppContext, c: SiteContext): Promise<void> {
 /** The form's fields checked by the domain's rules: the values, or the errors by the fields. */
 function readSignUp(form: URLSearchParams) {
   const values = {
-    name: (form.get('name') ?? '').slice(0, 200),
+    name: (form.get('name') ?? '').slice(0, 1000),
     email: (form.get('email') ?? '').trim().slice(0, 320),
   };
   const password = form.get('password') ?? '';
   const errors: Errors = {};
-  const name = Text(120).safeParse(values.name);
-  if (!name.success || values.name.includes('\u0000'))
-    errors.name = 'Enter your name (at most 120 characters).';
+  const name = checkPersonName(values.name);
+  if (!name.ok) errors.name = personNameWords(name.reason);
   const email = Email.safeParse(values.email);
   if (!email.success || values.email.includes('\u0000'))
     errors.email = 'Enter an email address, like name@example.com.';
   const weak = password.length > MAX_PASSWORD_LENGTH ? 'is too long' : passwordProblem(password);
   if (weak) errors.password = `The password ${weak}.`;
-  const valid = name.success && email.success && !weak && Object.keys(errors).length === 0;
-  return { values, errors, account: valid ? { name: name.data, email: email.data, password } : undefined };
+  const valid = name.ok && email.success && !weak && Object.keys(errors).length === 0;
+  return {
+    values,
+    errors,
+    account: valid && name.ok ? { name: name.name, email: email.data, password } : undefined,
+  };
 }
 
 /** `POST …/signup`: the same "Check your email" page for a new address and a taken one. */
