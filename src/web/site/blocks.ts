@@ -7,7 +7,8 @@ import { html } from 'hono/html';
 import type { PublicCourse } from '../../domain/catalog/public-catalogue.ts';
 import type { SitePage } from '../../domain/community/pages.ts';
 import type { Html } from '../layout.ts';
-import { price } from './format.ts';
+import { price } from '../shared/school-format.ts';
+
 import type { SiteRequest } from './kit.ts';
 
 type Block = SitePage['blocks'][number];

@@ -20,10 +20,10 @@ import type { AppContext } from '../../http/context.ts';
 import { CSRF_FIELD } from '../../http/sessions.ts';
 import type { Html } from '../layout.ts';
 import { notice } from '../shared/page-kit.ts';
-import { duration } from '../shared/school-format.ts';
+import { duration, price as priceOf } from '../shared/school-format.ts';
 import { courseCards, httpUrl, prose, renderBlocks } from './blocks.ts';
 import type { SiteContext } from './context.ts';
-import { lectureKind, price as priceOf } from './format.ts';
+import { lectureKind } from './format.ts';
 import { found, notFound, type SiteRequest, sendSitePage, signInHref, signUpHref } from './kit.ts';
 
 /** Where a student continues a course: the learning area. */
