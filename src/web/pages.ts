@@ -44,7 +44,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAccountSettingsApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
   app.route('/', createInvitationPagesApp(ctx));
-  app.route('/', createLearnPagesApp(ctx));
+  app.route('/schools/:subdomain/learn', createLearnPagesApp(ctx));
   app.route('/', createSchoolSiteApp(ctx));
   app.route('/', createLandingApp(ctx));
   return app;

@@ -18,6 +18,7 @@ import {
   progressOfEnrollment,
   saveLectureProgress,
 } from './lecture-progress.ts';
+import { mayComplete } from './quizzes.ts';
 
 export const ENROLLMENT_SOURCES = ['manual', 'order', 'membership_plan', 'import'] as const;
 type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
@@ -179,6 +180,8 @@ export const EnrollmentFields = z.object({
 export const LectureProgressFields = z.object({
   positionSeconds: z.number().int().min(0).max(1_000_000),
   completed: z.boolean().optional(),
+  /** A quiz's answers: the chosen choice's index per question, in order (null: unanswered). */
+  answers: z.array(z.number().int().min(0).max(999).nullable()).max(100).optional(),
 });
 
 function filtered(db: Db | Tx, schoolId: string, filter: EnrollmentFilter) {
@@ -389,7 +392,7 @@ async function heldLecture(tx: Tx, schoolId: string, lectureId: string) {
   const find = () =>
     tx
       .selectFrom('lectures')
-      .select(['id', 'course_id'])
+      .select(['id', 'course_id', 'type', 'body'])
       .where('school_id', '=', schoolId)
       .where('id', '=', lectureId)
       .executeTakeFirst();
@@ -401,7 +404,8 @@ async function heldLecture(tx: Tx, schoolId: string, lectureId: string) {
 /**
  * Records where a member is in a lecture. The member must be enrolled in the lecture's course
  * (403 `not_enrolled`) with access not expired (403 `access_expired`). A lecture once completed
- * stays completed (re-watching does not undo it). Progress is completed lectures over all
+ * stays completed (re-watching does not undo it). A quiz is completed only with answers that pass
+ * it (422 `quiz_not_passed`, quizzes.ts#mayComplete). Progress is completed lectures over all
  * lectures of the course; reaching 100 % stamps completedAt (lecture-progress.ts).
  */
 export async function recordLectureProgress(
@@ -410,7 +414,7 @@ export async function recordLectureProgress(
   userId: string,
   input: z.input<typeof LectureProgressFields> & { lectureId: string },
 ): Promise<{ enrollment: Enrollment; lecture: LectureProgress }> {
-  const { positionSeconds: position, completed } = parseValid(LectureProgressFields, input);
+  const { positionSeconds: position, completed, answers } = parseValid(LectureProgressFields, input);
   return withTransaction(db, async (tx) => {
     const lecture = await heldLecture(tx, schoolId, input.lectureId);
     if (!lecture) {
@@ -425,6 +429,11 @@ export async function recordLectureProgress(
     if (!enrollment.active) {
       throw problem('access_expired', {
         detail: `Access to this course ended at ${enrollment.expiresAt}.`,
+      });
+    }
+    if (completed && !mayComplete(lecture, answers).ok) {
+      throw problem('quiz_not_passed', {
+        detail: 'Answer the quiz to complete it: every question must be answered right.',
       });
     }
     const progress = await saveLectureProgress(

@@ -8,17 +8,18 @@ import { html } from 'hono/html';
 import type { Course } from '../../domain/catalog/courses.ts';
 import type { Lecture, Section } from '../../domain/catalog/curriculum-rows.ts';
 import type { EnrollmentSummary } from '../../domain/learning/enrollments.ts';
+import type { LectureAccess } from '../../domain/learning/lecture-access.ts';
 import type { LectureProgress } from '../../domain/learning/lecture-progress.ts';
 import { type QuizGrade, quizQuestions } from '../../domain/learning/quizzes.ts';
 import type { StoredFile } from '../../domain/school/storage.ts';
 import type { Html } from '../layout.ts';
 import { csrfField, notice } from '../shared/page-kit.ts';
 import { duration } from '../shared/school-format.ts';
-import { coursePath, filePath, type Learner, lecturePath, lecturesOf } from './access.ts';
+import { coursePath, filePath, type Learner, learnPath, lecturePath, lecturesOf } from './access.ts';
 import { expiredSentence, learnNav, outline, progressBar } from './views.ts';
 
-/** Where the player script is served: one file for every school. */
-export const PLAYER_SCRIPT_PATH = '/schools/assets/player.js';
+/** Where the player script is served, inside the learning area (one file for every school). */
+export const PLAYER_SCRIPT_PATH = '/player.js';
 
 /** What the player shows about one lecture. */
 export interface PlayerInput {
@@ -26,6 +27,8 @@ export interface PlayerInput {
   readonly course: Course;
   readonly sections: readonly Section[];
   readonly lecture: Lecture;
+  /** The learner's access to the lecture (the domain's rule): its content shows only when ok. */
+  readonly open: LectureAccess;
   /** The learner's enrollment; undefined for staff, who see content without progress. */
   readonly enrollment?: EnrollmentSummary;
   readonly progress: ReadonlyMap<string, LectureProgress>;
@@ -182,9 +185,8 @@ export function playerPage(input: PlayerInput): PlayerPage {
   const next = at >= 0 && at < all.length - 1 ? all[at + 1] : undefined;
   const completed = input.progress.get(lecture.id)?.completed === true;
   const expired = enrollment !== undefined && !enrollment.active;
-  const visible = !expired || lecture.isFreePreview;
   const gradedQuiz = lecture.type === 'quiz' && quizQuestions(lecture.body).length > 0;
-  const content = visible
+  const content = input.open.ok
     ? contentOf(input, directives)
     : notice('error', html`${expiredSentence(learner, enrollment as EnrollmentSummary)}`);
   const completeForm =
@@ -223,6 +225,6 @@ ${enrollment ? progressBar('course-progress', enrollment.progressPercent) : ''}
 ${outline(learner, course, sections, input.progress, lecture.id)}
 </aside>
 </div>
-${directives.some((d) => d.startsWith('script-src')) ? html`<script src="${PLAYER_SCRIPT_PATH}" defer></script>` : ''}`;
+${directives.some((d) => d.startsWith('script-src')) ? html`<script src="${learnPath(learner.school, PLAYER_SCRIPT_PATH)}" defer></script>` : ''}`;
   return { body, directives };
 }
