@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { noteFileUploader } from '../../domain/catalog/curriculum.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import {
   deleteStoredFile,
@@ -66,7 +67,9 @@ export const storageOperations = [
     },
     handler: async (ctx, { raw }) => {
       const { filesDir, uploadLimitBytes } = ctx.app.config;
-      return present(ctx, await storeFile(ctx.db, filesDir, uploadLimitBytes, ctx.schoolId, raw!));
+      const file = await storeFile(ctx.db, filesDir, uploadLimitBytes, ctx.schoolId, raw!);
+      await noteFileUploader(ctx.db, ctx.schoolId, file.id, ctx.principal.userId);
+      return present(ctx, file);
     },
   }),
   defineOperation({
