@@ -15,7 +15,7 @@ import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
 import { createInvitationPagesApp } from './invitations.ts';
 import { createLandingApp } from './landing.ts';
-import { createLearnPagesApp } from './learn/routes.ts';
+import { createLearnPagesApp, LEARN_PREFIX } from './learn/routes.ts';
 import { createLoginApp } from './login.ts';
 import { createPasswordResetApp } from './recovery/password-reset.ts';
 import { createSchoolSiteApp } from './site/routes.ts';
@@ -44,7 +44,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAccountSettingsApp(ctx));
   app.route('/', createAgentDocsApp(ctx));
   app.route('/', createInvitationPagesApp(ctx));
-  app.route('/schools/:subdomain/learn', createLearnPagesApp(ctx));
+  app.route(LEARN_PREFIX, createLearnPagesApp(ctx));
   app.route('/', createSchoolSiteApp(ctx));
   app.route('/', createLandingApp(ctx));
   return app;

@@ -6,6 +6,7 @@ import { isoNow } from '../../store/time.ts';
 import { parseValid, withTransaction } from '../kernel/checks.ts';
 import { recomputeCourseProgress } from '../learning/lecture-progress.ts';
 import { may } from '../school/standing.ts';
+import { requireSchoolFile } from '../school/storage.ts';
 import {
   checkPermutation,
   type Lecture,
@@ -39,45 +40,41 @@ export interface LectureEditor {
  * those already on a lecture of a course they teach (never another course's paid files). Without
  * an editor (the system's own writes), any file of the school. 422 naming `field` otherwise.
  */
-export async function checkLectureFile(
+async function checkLectureFile(
   db: Db | Tx,
   schoolId: string,
   fileId: string,
   editor: LectureEditor | undefined,
   field = 'body.file_id',
 ): Promise<void> {
-  const school = !editor || may(editor.roles, 'act_as_operator');
+  if (!editor || may(editor.roles, 'act_as_operator')) {
+    await requireSchoolFile(db, schoolId, fileId, field);
+    return;
+  }
   const found = await db
     .selectFrom('stored_files as f')
     .select('f.id')
     .where('f.school_id', '=', schoolId)
     .where('f.id', '=', fileId)
-    .$if(!school && editor !== undefined, (q) =>
-      q.where((eb) =>
-        eb.or([
-          eb('f.uploaded_by', '=', editor?.userId ?? ''),
-          eb.exists(
-            eb
-              .selectFrom('lectures as l')
-              .innerJoin('course_lecturers as cl', 'cl.course_id', 'l.course_id')
-              .innerJoin('lecturers as lr', 'lr.id', 'cl.lecturer_id')
-              .select('l.id')
-              .whereRef('l.file_id', '=', 'f.id')
-              .where('l.school_id', '=', schoolId)
-              .where('lr.user_id', '=', editor?.userId ?? ''),
-          ),
-        ]),
-      ),
+    .where((eb) =>
+      eb.or([
+        eb('f.uploaded_by', '=', editor.userId),
+        eb.exists(
+          eb
+            .selectFrom('lectures as l')
+            .innerJoin('course_lecturers as cl', 'cl.course_id', 'l.course_id')
+            .innerJoin('lecturers as lr', 'lr.id', 'cl.lecturer_id')
+            .select('l.id')
+            .whereRef('l.file_id', '=', 'f.id')
+            .where('l.school_id', '=', schoolId)
+            .where('lr.user_id', '=', editor.userId),
+        ),
+      ]),
     )
     .executeTakeFirst();
   if (!found) {
     throw problems.validation([
-      {
-        field,
-        message: school
-          ? 'no such file at this school'
-          : 'not a file you uploaded or one on a lecture of a course you teach',
-      },
+      { field, message: 'not a file you uploaded or one on a lecture of a course you teach' },
     ]);
   }
 }

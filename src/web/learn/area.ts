@@ -51,7 +51,7 @@ export function learnerMiddleware(ctx: AppContext): MiddlewareHandler<LearnEnv> 
 }
 
 /** A page with one message inside the learning area, with ways on. */
-export function learnMessage(
+function learnMessage(
   c: Context,
   status: number,
   title: string,
