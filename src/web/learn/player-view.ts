@@ -66,8 +66,11 @@ function paragraphs(body: string | null): Html {
   return html`${parts.map((p) => html`<p class="prose">${p}</p>`)}`;
 }
 
+/** Whether the learner's progress is recorded here: an enrolled student whose access runs. */
+const recordsProgress = (input: PlayerInput) => input.open.ok && input.open.as === 'enrolled';
+
 function videoPart(input: PlayerInput, directives: string[]): Html {
-  const { learner, lecture, enrollment } = input;
+  const { learner, lecture } = input;
   const saved = input.progress.get(lecture.id)?.positionSeconds ?? 0;
   const fromFile = lecture.fileId && input.file ? filePath(learner.school, lecture.id) : undefined;
   const direct = !fromFile && lecture.videoUrl ? directMedia(lecture.videoUrl) : undefined;
@@ -82,8 +85,8 @@ function videoPart(input: PlayerInput, directives: string[]): Html {
   }
   const src = fromFile ?? direct?.href.replace(/#.*$/, '') ?? '';
   directives.push(`media-src ${fromFile ? "'self'" : direct?.origin}`);
-  // Only an enrolled student's position is saved: staff watch without progress.
-  const saving = enrollment?.active
+  // Only an enrolled student's position is saved: staff and previews play without progress.
+  const saving = recordsProgress(input)
     ? html` data-progress-url="${lecturePath(learner.school, input.course.slug, lecture.id)}/position" data-csrf="${learner.viewer.csrf}"`
     : '';
   if (saving) directives.push("script-src 'self'", "connect-src 'self'");
@@ -184,13 +187,15 @@ export function playerPage(input: PlayerInput): PlayerPage {
   const previous = at > 0 ? all[at - 1] : undefined;
   const next = at >= 0 && at < all.length - 1 ? all[at + 1] : undefined;
   const completed = input.progress.get(lecture.id)?.completed === true;
-  const expired = enrollment !== undefined && !enrollment.active;
   const gradedQuiz = lecture.type === 'quiz' && quizQuestions(lecture.body).length > 0;
   const content = input.open.ok
     ? contentOf(input, directives)
-    : notice('error', html`${expiredSentence(learner, enrollment as EnrollmentSummary)}`);
+    : notice(
+        'error',
+        enrollment ? html`${expiredSentence(learner, enrollment)}` : 'This lecture is not open to you.',
+      );
   const completeForm =
-    enrollment && !expired && !gradedQuiz
+    recordsProgress(input) && !gradedQuiz
       ? completed
         ? html`<p class="notice success"><strong>Completed.</strong> ${next ? 'Go on with the next lecture.' : 'That was the last lecture of the course.'}</p>`
         : html`<form method="post" action="${lecturePath(learner.school, course.slug, lecture.id)}/complete">${csrfField(learner.viewer)}
