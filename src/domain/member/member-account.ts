@@ -23,13 +23,9 @@ import { parseValid } from '../kernel/checks.ts';
 import { Text } from '../kernel/fields.ts';
 import type { Page, PageParams } from '../kernel/pagination.ts';
 import type { CoursesTable } from '../kernel/tables.ts';
-import {
-  countEnrollments,
-  type Enrollment,
-  type EnrollmentState,
-  recordLectureProgress,
-} from '../learning/enrollments.ts';
+import { countEnrollments, type Enrollment, type EnrollmentState } from '../learning/enrollments.ts';
 import { type LectureProgress, toLectureProgress } from '../learning/lecture-progress.ts';
+import { recordLectureProgress } from '../learning/record-progress.ts';
 import { updateUserName } from '../school/users.ts';
 import { getMemberProfile, type MemberProfile, type MemberScope } from './member-reads.ts';
 
