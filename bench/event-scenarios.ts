@@ -19,9 +19,9 @@ import {
   findEnrollmentOf,
   getEnrollment,
   LectureProgressFields,
-  recordLectureProgress,
 } from '../src/domain/learning/enrollments.ts';
 import { saveLectureProgress } from '../src/domain/learning/lecture-progress.ts';
+import { recordLectureProgress } from '../src/domain/learning/record-progress.ts';
 import { createMailer } from '../src/mail/mailer.ts';
 import { type Db, migrateToLatest, openDatabase } from '../src/store/database.ts';
 import { createEndpoint } from '../src/webhooks/endpoints.ts';

@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { recordLectureProgress } from '../src/domain/learning/enrollments.ts';
+import { recordLectureProgress } from '../src/domain/learning/record-progress.ts';
 import { createEndpoint } from '../src/webhooks/endpoints.ts';
 import { type Fixture, fixture, progressWithoutOutbox } from './event-scenarios.ts';
 

@@ -1,6 +1,11 @@
 import type { Lecture, Section } from '../domain/catalog/curriculum-rows.ts';
 import type { CoursesTable } from '../domain/kernel/tables.ts';
 import type { EnrollmentSummary } from '../domain/learning/enrollments.ts';
+import {
+  decideLectureAccess,
+  type LectureContent,
+  lectureContent,
+} from '../domain/learning/lecture-access.ts';
 import type { LectureProgress } from '../domain/learning/lecture-progress.ts';
 import type { AccountContext } from './context.ts';
 
@@ -17,15 +22,28 @@ interface CourseNode {
 }
 interface SectionNode {
   readonly section: Section;
+  readonly course: CoursesTable;
   readonly enrollment: EnrollmentRef;
 }
 interface LectureNode {
   readonly lecture: Lecture;
+  readonly course: CoursesTable;
   readonly enrollment: EnrollmentRef;
 }
 
 const ref = (e: EnrollmentSummary): EnrollmentRef => ({ id: e.id, active: e.active });
-const visible = (n: LectureNode) => n.enrollment.active || n.lecture.isFreePreview;
+/** What of a lecture the member sees: the one lecture-access rule, for a member enrolled in its course. */
+const content = (n: LectureNode): LectureContent =>
+  lectureContent(
+    n.lecture,
+    decideLectureAccess({
+      course: n.course,
+      lecture: n.lecture,
+      person: { member: true },
+      enrollment: n.enrollment,
+      staff: false,
+    }),
+  );
 
 /** Resolvers of EnrolledCourse and the course tree below it. */
 export const courseResolvers = {
@@ -60,6 +78,7 @@ export const courseResolvers = {
     sections: async (n: CourseNode, _: unknown, ctx: AccountContext): Promise<SectionNode[]> =>
       (await ctx.loaders.curricula.load(n.course.id)).map((section) => ({
         section,
+        course: n.course,
         enrollment: n.enrollment,
       })),
   },
@@ -68,7 +87,7 @@ export const courseResolvers = {
     title: (n: SectionNode) => n.section.title,
     position: (n: SectionNode) => n.section.position,
     lectures: (n: SectionNode): LectureNode[] =>
-      n.section.lectures.map((lecture) => ({ lecture, enrollment: n.enrollment })),
+      n.section.lectures.map((lecture) => ({ lecture, course: n.course, enrollment: n.enrollment })),
   },
   Lecture: {
     id: (n: LectureNode) => n.lecture.id,
@@ -77,8 +96,9 @@ export const courseResolvers = {
     durationSeconds: (n: LectureNode) => n.lecture.durationSeconds,
     isFreePreview: (n: LectureNode) => n.lecture.isFreePreview,
     position: (n: LectureNode) => n.lecture.position,
-    body: (n: LectureNode) => (visible(n) ? n.lecture.body : null),
-    videoUrl: (n: LectureNode) => (visible(n) ? n.lecture.videoUrl : null),
+    body: (n: LectureNode) => content(n).body,
+    videoUrl: (n: LectureNode) => content(n).videoUrl,
+    quiz: (n: LectureNode) => content(n).quiz,
     progress: async (n: LectureNode, _: unknown, ctx: AccountContext): Promise<LectureProgress | null> =>
       (await ctx.loaders.lectureProgress.load(n.enrollment.id)).get(n.lecture.id) ?? null,
   },

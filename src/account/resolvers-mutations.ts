@@ -17,14 +17,22 @@ export const mutationResolvers = {
   Mutation: {
     recordLectureProgress: async (
       _: unknown,
-      args: { input: { lectureId: string; positionSeconds: number; completed?: boolean | null } },
+      args: {
+        input: {
+          lectureId: string;
+          positionSeconds: number;
+          completed?: boolean | null;
+          answers?: Array<number | null> | null;
+        };
+      },
       ctx: AccountContext,
     ) => {
-      const { lectureId, positionSeconds, completed } = args.input;
+      const { lectureId, positionSeconds, completed, answers } = args.input;
       const result = await recordMemberLectureProgress(ctx.db, ctx.scope, {
         lectureId,
         positionSeconds,
         completed: completed ?? undefined,
+        answers: answers ?? undefined,
       });
       ctx.loaders.reset();
       return { enrolledCourse: result.enrollment, lectureProgress: result.lecture };

@@ -28,6 +28,7 @@ export const PROBLEM_CODES = {
   invalid_idempotency_key: { status: 400, title: 'Bad Request' },
   idempotency_key_in_progress: { status: 409, title: 'Conflict' },
   idempotency_key_reused: { status: 422, title: 'Unprocessable Content' },
+  quiz_not_passed: { status: 422, title: 'Unprocessable Content' },
   unsupported_file_type: { status: 415, title: 'Unsupported Media Type' },
   content_type_mismatch: { status: 415, title: 'Unsupported Media Type' },
   // Tokens and the one authorization decision (resource/authorization.ts).

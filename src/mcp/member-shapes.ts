@@ -97,3 +97,9 @@ export async function toRegistrations(ctx: AppContext, scope: MemberScope, regs:
     };
   });
 }
+
+/** A quiz as a member answers it: questions and choices, never which choice is right. */
+export const quizShape = z.object({
+  questions: z.array(z.object({ prompt: z.string(), choices: z.array(z.string()) })),
+  passPercent: z.number().int().describe('The share of questions to answer right to pass, in percent.'),
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findCourse, findCourseBySlug } from '../domain/catalog/courses.ts';
 import { ENROLLMENT_STATES, findEnrollmentOf } from '../domain/learning/enrollments.ts';
+import { decideLectureAccess, lectureContent } from '../domain/learning/lecture-access.ts';
 import {
   listMemberEventRegistrations,
   listMemberOrders,
@@ -13,6 +14,7 @@ import { READ_ONLY } from './hints.ts';
 import {
   enrollmentShape,
   memberScope,
+  quizShape,
   registrationShape,
   toEnrollment,
   toRegistrations,
@@ -54,7 +56,7 @@ const myCourseProgress = defineTool({
   name: 'my_course_progress',
   title: 'My progress in a course',
   description:
-    'Your progress in one course you are enrolled in, lecture by lecture (lecture ids for record_progress included).',
+    "Your progress in one course you are enrolled in, lecture by lecture (lecture ids for record_progress included), with each quiz's questions and choices (answer them with record_progress).",
   audience: 'member',
   scope: 'account:read',
   input: toolInput({
@@ -73,6 +75,7 @@ const myCourseProgress = defineTool({
             durationSeconds: z.number().int(),
             completed: z.boolean(),
             positionSeconds: z.number().int(),
+            quiz: quizShape.nullable(),
           }),
         ),
       }),
@@ -101,6 +104,10 @@ const myCourseProgress = defineTool({
           durationSeconds: l.durationSeconds,
           completed: progress?.get(l.id)?.completed ?? false,
           positionSeconds: progress?.get(l.id)?.positionSeconds ?? 0,
+          quiz: lectureContent(
+            l,
+            decideLectureAccess({ course, lecture: l, person: { member: true }, enrollment, staff: false }),
+          ).quiz,
         })),
       })),
     };

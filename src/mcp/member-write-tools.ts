@@ -21,7 +21,7 @@ const recordProgress = defineTool({
   name: 'record_progress',
   title: 'Record progress in a lecture',
   description:
-    'Records where you are in a lecture of a course you are enrolled in (position in seconds; completed=true marks it done). Completed lectures stay completed.',
+    'Records where you are in a lecture of a course you are enrolled in (position in seconds; completed=true marks it done). A quiz is completed only with answers that pass it: give `answers`, the chosen choice of each question (0-based, in order, from my_course_progress). Completed lectures stay completed.',
   audience: 'member',
   scope: 'account:write',
   input: toolInput({
@@ -37,6 +37,11 @@ const recordProgress = defineTool({
       .max(1_000_000)
       .describe('Where you are in the lecture, in seconds.'),
     completed: z.boolean().optional().describe('true marks the lecture completed.'),
+    answers: z
+      .array(z.number().int().min(0).max(999).nullable())
+      .max(100)
+      .optional()
+      .describe("For a quiz: each question's chosen choice, 0-based, in order (null: unanswered)."),
   }),
   output: z.object({
     enrollment: enrollmentShape,

@@ -14,7 +14,7 @@ import { createAdminPagesApp } from './admin/routes.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
 import { createInvitationArea } from './invitations.ts';
 import { createLandingApp } from './landing.ts';
-import { createLearnPagesApp } from './learn/routes.ts';
+import { createLearnPagesApp, LEARN_PREFIX } from './learn/routes.ts';
 import { createLoginApp } from './login.ts';
 import { createRecoveryArea } from './recovery/password-reset.ts';
 import { createSchoolSiteApp } from './site/routes.ts';
@@ -42,7 +42,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/account', createAccountArea(ctx));
   app.route('/', createAgentDocsApp(ctx));
   app.route('/invitations', createInvitationArea(ctx));
-  app.route('/', createLearnPagesApp(ctx));
+  app.route(LEARN_PREFIX, createLearnPagesApp(ctx));
   app.route('/schools/:subdomain/', createSchoolSiteApp(ctx));
   app.route('/', createLandingApp(ctx));
   return app;

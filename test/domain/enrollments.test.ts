@@ -9,10 +9,10 @@ import {
   getEnrollment,
   listEnrollments,
   listLectureProgress,
-  recordLectureProgress,
   setEnrollmentExpiry,
   unenroll,
 } from '../../src/domain/learning/enrollments.ts';
+import { recordLectureProgress } from '../../src/domain/learning/record-progress.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { createUser } from '../../src/domain/school/users.ts';
 import { isoIn } from '../../src/store/time.ts';

@@ -212,7 +212,7 @@ describe('learning area: My courses, the player and progress', () => {
       /<video controls preload="metadata" src="https:\/\/videos\.example\.com\/demo\/generics\.mp4#t=95" data-start="95" data-progress-url="\/schools\/demo\/learn\/courses\/getting-started-with-typescript\/lectures\/lec_[0-9a-z]+\/position" data-csrf="[^"]+" aria-label="Video: Generics">/,
     );
     assert.match(page, /You stopped at 1:35; the video starts there\./);
-    assert.match(page, /<script src="\/schools\/assets\/player\.js" defer><\/script>/);
+    assert.match(page, /<script src="\/schools\/demo\/learn\/player\.js" defer><\/script>/);
     assert.ok(
       page.includes(
         `href="${TS}/lectures/${lectureId('Generics')}" aria-current="page">Generics (15 min)</a>`,
@@ -224,7 +224,7 @@ describe('learning area: My courses, the player and progress', () => {
   });
 
   it('the player script is served from this origin as JavaScript', async () => {
-    const res = await t.request('/schools/assets/player.js');
+    const res = await t.request('/schools/demo/learn/player.js');
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.match(await res.text(), /data-progress-url|progressUrl/);

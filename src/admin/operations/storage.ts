@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { noteFileUploader } from '../../domain/catalog/curriculum.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { configuredFileStore } from '../../domain/school/file-store.ts';
 import {
@@ -68,7 +69,9 @@ export const storageOperations = [
     handler: async (ctx, { raw }) => {
       const files = configuredFileStore(ctx.app.config);
       const limit = ctx.app.config.uploadLimitBytes;
-      return present(ctx, await storeFile(ctx.db, files, limit, ctx.schoolId, raw!));
+      const file = await storeFile(ctx.db, files, limit, ctx.schoolId, raw!);
+      await noteFileUploader(ctx.db, ctx.schoolId, file.id, ctx.principal.userId);
+      return present(ctx, file);
     },
   }),
   defineOperation({

@@ -5,6 +5,8 @@ import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { parseValid, withTransaction } from '../kernel/checks.ts';
 import { recomputeCourseProgress } from '../learning/lecture-progress.ts';
+import { may } from '../school/standing.ts';
+import { requireSchoolFile } from '../school/storage.ts';
 import {
   checkPermutation,
   type Lecture,
@@ -24,6 +26,73 @@ import {
   toLecture,
   toSection,
 } from './curriculum-rows.ts';
+
+/** Who saves a lecture: their user and roles at the school (an operation's caller). */
+export interface LectureEditor {
+  readonly userId: string;
+  readonly roles: readonly string[];
+}
+
+/**
+ * A lecture references only a file whoever saves it may read, so a lecture (and its free
+ * preview, and the learning area's download) never hands out a file its editor could not:
+ * the school's owners and admins any file of the school; a lecturer the files they uploaded and
+ * those already on a lecture of a course they teach (never another course's paid files). Without
+ * an editor (the system's own writes), any file of the school. 422 naming `field` otherwise.
+ */
+async function checkLectureFile(
+  db: Db | Tx,
+  schoolId: string,
+  fileId: string,
+  editor: LectureEditor | undefined,
+  field = 'body.file_id',
+): Promise<void> {
+  if (!editor || may(editor.roles, 'act_as_operator')) {
+    await requireSchoolFile(db, schoolId, fileId, field);
+    return;
+  }
+  const found = await db
+    .selectFrom('stored_files as f')
+    .select('f.id')
+    .where('f.school_id', '=', schoolId)
+    .where('f.id', '=', fileId)
+    .where((eb) =>
+      eb.or([
+        eb('f.uploaded_by', '=', editor.userId),
+        eb.exists(
+          eb
+            .selectFrom('lectures as l')
+            .innerJoin('course_lecturers as cl', 'cl.course_id', 'l.course_id')
+            .innerJoin('lecturers as lr', 'lr.id', 'cl.lecturer_id')
+            .select('l.id')
+            .whereRef('l.file_id', '=', 'f.id')
+            .where('l.school_id', '=', schoolId)
+            .where('lr.user_id', '=', editor.userId),
+        ),
+      ]),
+    )
+    .executeTakeFirst();
+  if (!found) {
+    throw problems.validation([
+      { field, message: 'not a file you uploaded or one on a lecture of a course you teach' },
+    ]);
+  }
+}
+
+/** Marks who uploaded a file of the school: the files a lecturer may put on lectures. */
+export async function noteFileUploader(
+  db: Db | Tx,
+  schoolId: string,
+  fileId: string,
+  userId: string,
+): Promise<void> {
+  await db
+    .updateTable('stored_files')
+    .set({ uploaded_by: userId })
+    .where('school_id', '=', schoolId)
+    .where('id', '=', fileId)
+    .execute();
+}
 
 /** The course's sections with their lectures, in order. */
 export async function getCurriculum(db: Db | Tx, schoolId: string, courseId: string): Promise<Section[]> {
@@ -156,8 +225,10 @@ export async function createLecture(
   schoolId: string,
   sectionId: string,
   input: LectureInput,
+  editor?: LectureEditor,
 ): Promise<Lecture> {
   const { position: at, ...values } = parseValid(LectureCreate, input);
+  if (values.fileId) await checkLectureFile(db, schoolId, values.fileId, editor);
   return withTransaction(db, async (tx) => {
     const section = await sectionRow(tx, schoolId, sectionId);
     await lockCourse(tx, schoolId, section.course_id);
@@ -210,9 +281,11 @@ export async function updateLecture(
   schoolId: string,
   id: string,
   input: LecturePatchInput,
+  editor?: LectureEditor,
 ): Promise<Lecture> {
   const patch = parseValid(LecturePatch, input);
   await getLecture(db, schoolId, id);
+  if (patch.fileId) await checkLectureFile(db, schoolId, patch.fileId, editor);
   await db
     .updateTable('lectures')
     .set({

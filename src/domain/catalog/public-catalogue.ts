@@ -8,6 +8,7 @@ import { type Form, getForm } from '../community/forms.ts';
 import { getSitePage, type SitePage } from '../community/pages.ts';
 import { likePattern, listPosts, type Post } from '../community/posts.ts';
 import { type PageParams, paginate } from '../kernel/pagination.ts';
+import { decideLectureAccess, lectureContent, type QuizShape } from '../learning/lecture-access.ts';
 import { type Appearance, getAppearance } from '../school/appearance.ts';
 import { findSchoolBySubdomain, type School } from '../school/schools.ts';
 import { type Course, findCourse, findCourseBySlug, searchCatalogue } from './courses.ts';
@@ -289,8 +290,11 @@ export interface PublicPreview {
     title: string;
     type: string;
     durationSeconds: number;
+    /** Text; null for a quiz, whose Markdown marks the right choices. */
     body: string | null;
     videoUrl: string | null;
+    /** A quiz's questions and choices, without the key. */
+    quiz: QuizShape | null;
   };
 }
 
@@ -305,8 +309,10 @@ export async function publicLecturePreview(
   if (course?.status !== 'published') throw problems.notFound('No such free preview.');
   const lecture = (await getCurriculum(db, schoolId, course.id))
     .flatMap((s) => s.lectures)
-    .find((l) => l.id === lectureId && l.isFreePreview);
-  if (!lecture) throw problems.notFound('No such free preview.');
+    .find((l) => l.id === lectureId);
+  // The one lecture-access rule, for a visitor: a free preview of a published course.
+  const access = lecture && decideLectureAccess({ course, lecture, staff: false });
+  if (!lecture || !access?.ok) throw problems.notFound('No such free preview.');
   return {
     course: toPublicCourse(course),
     lecture: {
@@ -314,8 +320,7 @@ export async function publicLecturePreview(
       title: lecture.title,
       type: lecture.type,
       durationSeconds: lecture.durationSeconds,
-      body: lecture.body,
-      videoUrl: lecture.videoUrl,
+      ...lectureContent(lecture, access),
     },
   };
 }

@@ -10,7 +10,8 @@ import { recordOrder } from '../commerce/orders.ts';
 import { createSubscription } from '../commerce/subscriptions.ts';
 import { registerForEvent } from '../community/event-registrations.ts';
 import { createEvent } from '../community/events.ts';
-import { enroll, recordLectureProgress } from '../learning/enrollments.ts';
+import { enroll } from '../learning/enrollments.ts';
+import { recordLectureProgress } from '../learning/record-progress.ts';
 import { seedDemoCommunity } from './demo-community.ts';
 import { DEMO, type DemoPeople } from './demo-constants.ts';
 

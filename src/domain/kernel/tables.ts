@@ -77,6 +77,8 @@ export interface StoredFilesTable {
   sha256: string;
   storage_key: string;
   created_at: string;
+  /** Who uploaded it (null: before this was kept, or their account is gone). */
+  uploaded_by?: string | null;
 }
 
 export interface CoursesTable {

@@ -11,13 +11,8 @@ import { Instant } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { EnrollmentsTable } from '../kernel/tables.ts';
 import { ensureMembership } from '../school/memberships.ts';
-import { enrollmentEventData, recordProgressEvents } from './learning-events.ts';
-import {
-  holdCourseShared,
-  type LectureProgress,
-  progressOfEnrollment,
-  saveLectureProgress,
-} from './lecture-progress.ts';
+import { enrollmentEventData } from './learning-events.ts';
+import { holdCourseShared, type LectureProgress, progressOfEnrollment } from './lecture-progress.ts';
 
 export const ENROLLMENT_SOURCES = ['manual', 'order', 'membership_plan', 'import'] as const;
 type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
@@ -179,6 +174,8 @@ export const EnrollmentFields = z.object({
 export const LectureProgressFields = z.object({
   positionSeconds: z.number().int().min(0).max(1_000_000),
   completed: z.boolean().optional(),
+  /** A quiz's answers: the chosen choice's index per question, in order (null: unanswered). */
+  answers: z.array(z.number().int().min(0).max(999).nullable()).max(100).optional(),
 });
 
 function filtered(db: Db | Tx, schoolId: string, filter: EnrollmentFilter) {
@@ -378,64 +375,4 @@ export async function listLectureProgress(
 ): Promise<LectureProgress[]> {
   await getEnrollment(db, schoolId, enrollmentId);
   return progressOfEnrollment(db, enrollmentId);
-}
-
-/**
- * A lecture of the school and its course, with the course held for progress (holdCourseShared):
- * read again once held, because a curriculum change that held the course first may have deleted
- * it. Undefined when the school has no such lecture (or no longer has it).
- */
-async function heldLecture(tx: Tx, schoolId: string, lectureId: string) {
-  const find = () =>
-    tx
-      .selectFrom('lectures')
-      .select(['id', 'course_id'])
-      .where('school_id', '=', schoolId)
-      .where('id', '=', lectureId)
-      .executeTakeFirst();
-  const seen = await find();
-  if (!seen || !(await holdCourseShared(tx, schoolId, seen.course_id))) return undefined;
-  return find();
-}
-
-/**
- * Records where a member is in a lecture. The member must be enrolled in the lecture's course
- * (403 `not_enrolled`) with access not expired (403 `access_expired`). A lecture once completed
- * stays completed (re-watching does not undo it). Progress is completed lectures over all
- * lectures of the course; reaching 100 % stamps completedAt (lecture-progress.ts).
- */
-export async function recordLectureProgress(
-  db: Db | Tx,
-  schoolId: string,
-  userId: string,
-  input: z.input<typeof LectureProgressFields> & { lectureId: string },
-): Promise<{ enrollment: Enrollment; lecture: LectureProgress }> {
-  const { positionSeconds: position, completed } = parseValid(LectureProgressFields, input);
-  return withTransaction(db, async (tx) => {
-    const lecture = await heldLecture(tx, schoolId, input.lectureId);
-    if (!lecture) {
-      throw problem('lecture_not_found', { detail: 'No such lecture.' });
-    }
-    const enrollment = await findEnrollmentOf(tx, schoolId, userId, lecture.course_id);
-    if (!enrollment) {
-      throw problem('not_enrolled', {
-        detail: 'You are not enrolled in the course of this lecture.',
-      });
-    }
-    if (!enrollment.active) {
-      throw problem('access_expired', {
-        detail: `Access to this course ended at ${enrollment.expiresAt}.`,
-      });
-    }
-    const progress = await saveLectureProgress(
-      tx,
-      enrollment.id,
-      { id: lecture.id, courseId: lecture.course_id },
-      position,
-      completed,
-    );
-    const after = await getEnrollment(tx, schoolId, enrollment.id);
-    await recordProgressEvents(tx, schoolId, enrollment, after, progress);
-    return { enrollment: after, lecture: progress };
-  });
 }

@@ -6,7 +6,7 @@ import type { LectureProgressTable } from '../kernel/tables.ts';
 
 /**
  * Per-lecture progress rows and the course progress computed from them. The enrollment rules
- * around them (who may record progress, in which enrollment) live in enrollments.ts, which
+ * around them (who may record progress, in which enrollment) live in record-progress.ts, which
  * builds on this module; this one never imports it.
  */
 

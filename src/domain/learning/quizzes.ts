@@ -6,10 +6,13 @@ import { type QuizQuestion, quizFromMarkdown, quizIssues } from '../catalog/quiz
  * questions and the grade, never the key.
  */
 
+/** How many questions right, in percent, a quiz needs to pass: every one. */
+export const QUIZ_PASS_PERCENT = 100;
+
 /** A question as the student sees it: the prompt and its choices, in order. */
 export interface AskedQuestion {
   prompt: string;
-  choices: readonly string[];
+  choices: string[];
 }
 
 /** Quizzes longer than this are cut (a lecture body is at most 200,000 characters anyway). */
@@ -24,7 +27,7 @@ function answerable(body: string | null): QuizQuestion[] {
 
 /** The questions a quiz body asks, without their answers ([] when it asks none). */
 export function quizQuestions(body: string | null): AskedQuestion[] {
-  return answerable(body).map(({ prompt, choices }) => ({ prompt, choices }));
+  return answerable(body).map(({ prompt, choices }) => ({ prompt, choices: [...choices] }));
 }
 
 /** One graded answer: what was chosen (null when none) and whether it is right. */
@@ -54,4 +57,21 @@ export function gradeQuiz(body: string | null, answers: readonly (number | null)
   });
   const rightCount = graded.filter((a) => a.correct).length;
   return { answers: graded, rightCount, passed: graded.length > 0 && rightCount === graded.length };
+}
+
+/** Why a lecture may, or may not, be marked completed. */
+export type Completion = { ok: true } | { ok: false; reason: 'quiz_not_passed'; grade: QuizGrade };
+
+/**
+ * Whether a lecture may be marked completed with these answers: any lecture but a quiz that asks
+ * questions, and such a quiz only when the answers pass it (gradeQuiz). A quiz without answerable
+ * questions is completed like any other lecture.
+ */
+export function mayComplete(
+  lecture: { type: string; body: string | null },
+  answers: readonly (number | null)[] | undefined,
+): Completion {
+  if (lecture.type !== 'quiz' || answerable(lecture.body).length === 0) return { ok: true };
+  const grade = gradeQuiz(lecture.body, answers ?? []);
+  return grade.passed ? { ok: true } : { ok: false, reason: 'quiz_not_passed', grade };
 }

@@ -17,16 +17,14 @@ import {
   listUserRegistrations,
   registerForEvent,
 } from '../community/event-registrations.ts';
-import { type Event, findEvents, getEvent } from '../community/events.ts';
+import { type Event, findEvents, getEvent, listEvents } from '../community/events.ts';
+import { parseValid } from '../kernel/checks.ts';
+import { Text } from '../kernel/fields.ts';
 import type { Page, PageParams } from '../kernel/pagination.ts';
 import type { CoursesTable } from '../kernel/tables.ts';
-import {
-  countEnrollments,
-  type Enrollment,
-  type EnrollmentState,
-  recordLectureProgress,
-} from '../learning/enrollments.ts';
+import { countEnrollments, type Enrollment, type EnrollmentState } from '../learning/enrollments.ts';
 import { type LectureProgress, toLectureProgress } from '../learning/lecture-progress.ts';
+import { recordLectureProgress } from '../learning/record-progress.ts';
 import { validPersonName } from '../school/person-name.ts';
 import { updateUserName } from '../school/users.ts';
 import { getMemberProfile, type MemberProfile, type MemberScope } from './member-reads.ts';
@@ -174,6 +172,15 @@ export function eventOfRegistration(registration: Pick<EventRegistration, 'statu
   return registration.status === 'canceled' ? { ...event, onlineUrl: null } : event;
 }
 
+/** The school's scheduled events that have not ended, members-only ones included, soonest first. */
+export function listMemberUpcomingEvents(
+  db: Db | Tx,
+  scope: MemberScope,
+  page: PageParams,
+): Promise<Page<Event>> {
+  return listEvents(db, scope.schoolId, { endsAfter: isoNow(), status: 'scheduled' }, page);
+}
+
 /** Events of the member's school by id: one query (used to show what a registration is for). */
 export function loadSchoolEvents(
   db: Db | Tx,
@@ -185,12 +192,18 @@ export function loadSchoolEvents(
 
 /**
  * Records the member's progress in a lecture (enrolled, access not expired: 403 `not_enrolled`
- * / `access_expired`; unknown lecture: 404 `lecture_not_found`).
+ * / `access_expired`; unknown lecture: 404 `lecture_not_found`; a quiz completed without
+ * passing answers: 422 `quiz_not_passed`).
  */
 export function recordMemberLectureProgress(
   db: Db | Tx,
   scope: MemberScope,
-  input: { lectureId: string; positionSeconds: number; completed?: boolean },
+  input: {
+    lectureId: string;
+    positionSeconds: number;
+    completed?: boolean;
+    answers?: Array<number | null>;
+  },
 ): Promise<{ enrollment: Enrollment; lecture: LectureProgress }> {
   return recordLectureProgress(db, scope.schoolId, scope.userId, input);
 }

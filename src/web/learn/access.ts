@@ -1,17 +1,16 @@
 /**
  * Who may use a school's learning area and what they may open there: a signed-in member of the
- * school (any role) sees their own enrollments; a course's lecture content reaches its enrolled
- * students with access, its lecturers and the school's operators. Every read goes through the
- * member functions the Account API uses (domain/member/), so both surfaces see the same rows.
+ * school (any role) sees their own enrollments; who opens a course's lectures is the domain's
+ * one rule (domain/learning/lecture-access.ts). Every read goes through the member functions the
+ * Account API uses (domain/member/), so both surfaces see the same rows.
  */
 import type { Context } from 'hono';
-import { html } from 'hono/html';
 import { type Course, findCourseBySlug } from '../../domain/catalog/courses.ts';
 import { loadCurricula } from '../../domain/catalog/curriculum.ts';
 import type { Lecture, Section } from '../../domain/catalog/curriculum-rows.ts';
-import { findLecturerByUser } from '../../domain/catalog/lecturers.ts';
 import type { Page, PageParams } from '../../domain/kernel/pagination.ts';
 import type { EnrollmentSummary } from '../../domain/learning/enrollments.ts';
+import { decideLectureAccess, isStaffOf, type LectureAccess } from '../../domain/learning/lecture-access.ts';
 import type { LectureProgress } from '../../domain/learning/lecture-progress.ts';
 import { loadMemberCurricula, loadMemberLectureProgress } from '../../domain/member/member-account.ts';
 import { listMemberEnrollmentSummaries, type MemberScope } from '../../domain/member/member-reads.ts';
@@ -19,10 +18,12 @@ import { findMembership } from '../../domain/school/memberships.ts';
 import type { Role } from '../../domain/school/roles.ts';
 import { SchoolSettingsFields } from '../../domain/school/school-settings.ts';
 import { findSchoolBySubdomain, type School } from '../../domain/school/schools.ts';
-import { may, mayActFor, standingRoles } from '../../domain/school/standing.ts';
+import { standingRoles } from '../../domain/school/standing.ts';
+import { findUserById } from '../../domain/school/users.ts';
 import type { AppContext } from '../../http/context.ts';
-import { sendPage } from '../layout.ts';
-import { notice, requireViewer, type Viewer } from '../shared/page-kit.ts';
+import { csrfToken, currentSession } from '../../http/sessions.ts';
+import type { Viewer } from '../shared/page-kit.ts';
+import { PageRedirect, PageRefusal } from '../shared/refusal.ts';
 import { type SchoolFormat, schoolFormat } from './format.ts';
 
 /** A signed-in member in the learning area of one school. */
@@ -58,30 +59,17 @@ const plausibleSlug = (value: string | undefined): value is string =>
 const plausibleSubdomain = (value: string | undefined): value is string =>
   value !== undefined && SchoolSettingsFields.shape.subdomain.safeParse(value).success;
 
-/** A page with one message inside the school's learning area, with ways on. */
-export function learnMessage(
-  c: Context,
-  status: number,
-  title: string,
-  message: string,
-  links: ReadonlyArray<{ href: string; label: string }>,
-): Promise<Response> {
-  const body = html`<h1>${title}</h1>
-${notice(status >= 400 ? 'error' : 'success', message)}
-<ul>${links.map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}</ul>`;
-  return sendPage(c, status, title, body, { formAction: ["'self'"] });
-}
-
-/** The 404 page: unknown schools, courses, lectures and another school's ids all get this. */
-export function notFound(c: Context, school?: School): Promise<Response> {
-  return learnMessage(
-    c,
+/** The learning area's 404: unknown schools, courses, lectures and another school's ids alike. */
+export function notFound(school?: Pick<School, 'subdomain'>): PageRefusal {
+  return new PageRefusal(
     404,
     'Page not found',
     'There is nothing at this address. It may have been moved or removed.',
-    school
-      ? [{ href: learnPath(school), label: 'Go to My courses' }]
-      : [{ href: '/account', label: 'Go to your account' }],
+    {
+      links: school
+        ? [{ href: learnPath(school), label: 'Go to My courses' }]
+        : [{ href: '/account', label: 'Go to your account' }],
+    },
   );
 }
 
@@ -95,29 +83,37 @@ export async function schoolOfRequest(ctx: AppContext, c: Context): Promise<Scho
 /**
  * The learner of the request: the school of the path (else the 404 page), signed in (else
  * /login, coming back here) and a member of the school (else a 403 page that says how to join).
+ * Thrown as refusals.
  */
-export async function learnerOfRequest(ctx: AppContext, c: Context): Promise<Learner | Response> {
+export async function learnerOfRequest(ctx: AppContext, c: Context): Promise<Learner> {
   const school = await schoolOfRequest(ctx, c);
-  if (!school) return notFound(c);
-  const viewer = await requireViewer(ctx, c, learnPath(school));
-  if (viewer instanceof Response) return viewer;
-  const roles = standingRoles(await findMembership(ctx.db, school.id, viewer.user.id));
+  if (!school) throw notFound();
+  const session = await currentSession(ctx, c);
+  const user = session ? await findUserById(ctx.db, session.userId) : undefined;
+  if (!session || !user) {
+    const url = new URL(c.req.url);
+    const get = c.req.method === 'GET';
+    const back = get ? `${url.pathname}${url.search}` : learnPath(school);
+    throw new PageRedirect(`/login?return_to=${encodeURIComponent(back)}`, get ? 302 : 303);
+  }
+  const roles = standingRoles(await findMembership(ctx.db, school.id, user.id));
   if (roles.length === 0) {
-    return learnMessage(
-      c,
+    throw new PageRefusal(
       403,
       `Not a student of ${school.name}`,
-      `You are signed in as ${viewer.user.email}, who is not a student of ${school.name}. Sign up at the school's site, or sign in with the account you use there.`,
-      [
-        { href: sitePath(school), label: `Go to ${school.name}` },
-        { href: '/account', label: 'Go to your account' },
-      ],
+      `You are signed in as ${user.email}, who is not a student of ${school.name}. Sign up at the school's site, or sign in with the account you use there.`,
+      {
+        links: [
+          { href: sitePath(school), label: `Go to ${school.name}` },
+          { href: '/account', label: 'Go to your account' },
+        ],
+      },
     );
   }
   return {
-    viewer,
+    viewer: { session, user, csrf: csrfToken(ctx, c, session) },
     school,
-    scope: { schoolId: school.id, userId: viewer.user.id },
+    scope: { schoolId: school.id, userId: user.id },
     roles,
     format: schoolFormat(school),
   };
@@ -141,7 +137,7 @@ export function learnerEnrollments(ctx: AppContext, learner: Learner): Promise<E
   return allPages((page) => listMemberEnrollmentSummaries(ctx.db, learner.scope, page));
 }
 
-/** What the learner may do with a course. */
+/** What the learner may do with a course: its rule is the domain's (decideLectureAccess). */
 export type CourseAccess =
   | {
       readonly kind: 'enrolled';
@@ -151,30 +147,26 @@ export type CourseAccess =
       readonly progress: ReadonlyMap<string, LectureProgress>;
     }
   /** A lecturer of the course or an operator of the school, not enrolled: content, no progress. */
-  | { readonly kind: 'staff'; readonly course: Course; readonly sections: Section[] }
-  | { readonly kind: 'not-enrolled'; readonly course: Course };
-
-/** Whether the learner operates the school or teaches this course (their lecturer profile is on it). */
-export async function isStaffOf(ctx: AppContext, learner: Learner, course: Course): Promise<boolean> {
-  if (mayActFor('operator', learner.roles)) return true;
-  if (!may(learner.roles, 'teach')) return false;
-  const lecturer = await findLecturerByUser(ctx.db, learner.school.id, learner.scope.userId);
-  return lecturer !== undefined && course.lecturers.some((l) => l.id === lecturer.id);
-}
+  | { readonly kind: 'staff'; readonly course: Course; readonly sections: Section[] };
 
 /**
- * The learner's access to the course of this slug, or undefined when it is none of theirs to
- * know about (unknown, or a draft or archived course they are not enrolled in and do not teach).
+ * The learner's access to the course of this slug: the enrolled student's or the staff's view,
+ * else the refusal (unknown, or a draft they neither take nor teach: 404; published but not
+ * theirs: the page saying how to enrol).
  */
 export async function courseAccess(
   ctx: AppContext,
   learner: Learner,
   slug: string | undefined,
-): Promise<CourseAccess | undefined> {
-  if (!plausibleSlug(slug)) return undefined;
+): Promise<CourseAccess> {
+  if (!plausibleSlug(slug)) throw notFound(learner.school);
   const course = await findCourseBySlug(ctx.db, learner.school.id, slug);
-  if (!course) return undefined;
+  if (!course) throw notFound(learner.school);
   const enrollment = (await learnerEnrollments(ctx, learner)).find((e) => e.courseId === course.id);
+  const person = { userId: learner.scope.userId, roles: learner.roles };
+  const staff = !enrollment && (await isStaffOf(ctx.db, learner.school.id, person, course));
+  const access = decideLectureAccess({ course, person: { member: true }, enrollment, staff });
+  if (!access.ok) throw accessRefusal(learner, course, access.reason);
   if (enrollment) {
     const sections = (await loadMemberCurricula(ctx.db, learner.scope, [course.id])).get(course.id) ?? [];
     const progress =
@@ -182,11 +174,8 @@ export async function courseAccess(
       new Map<string, LectureProgress>();
     return { kind: 'enrolled', course, enrollment, sections, progress };
   }
-  if (await isStaffOf(ctx, learner, course)) {
-    const sections = (await loadCurricula(ctx.db, learner.school.id, [course.id])).get(course.id) ?? [];
-    return { kind: 'staff', course, sections };
-  }
-  return course.status === 'published' ? { kind: 'not-enrolled', course } : undefined;
+  const sections = (await loadCurricula(ctx.db, learner.school.id, [course.id])).get(course.id) ?? [];
+  return { kind: 'staff', course, sections };
 }
 
 /** The lectures of a curriculum in order. */
@@ -194,19 +183,35 @@ export function lecturesOf(sections: readonly Section[]): Lecture[] {
   return sections.flatMap((s) => s.lectures);
 }
 
-/** The page for a member who is not enrolled in a course: what to do, and where. */
-export function notEnrolledPage(c: Context, learner: Learner, course: Course): Promise<Response> {
-  return learnMessage(
-    c,
-    403,
-    "You're not enrolled in this course",
-    `"${course.title}" is not one of your courses at ${learner.school.name}. Its page at the school shows how to enrol, and its free previews.`,
-    [
-      {
-        href: sitePath(learner.school, `/courses/${encodeURIComponent(course.slug)}`),
-        label: `See ${course.title}`,
-      },
-      { href: learnPath(learner.school), label: 'Go to My courses' },
-    ],
-  );
+/** A refusal of the lecture-access rule in the learning area's words. */
+export function accessRefusal(
+  learner: Pick<Learner, 'school'>,
+  course: Pick<Course, 'slug' | 'title'>,
+  reason: Extract<LectureAccess, { ok: false }>['reason'],
+): PageRefusal | PageRedirect {
+  const school = learner.school;
+  const links = [
+    { href: sitePath(school, `/courses/${encodeURIComponent(course.slug)}`), label: `See ${course.title}` },
+    { href: learnPath(school), label: 'Go to My courses' },
+  ];
+  switch (reason) {
+    case 'not_enrolled':
+      return new PageRefusal(
+        403,
+        "You're not enrolled in this course",
+        `"${course.title}" is not one of your courses at ${school.name}. Its page at the school shows how to enrol, and its free previews.`,
+        { links },
+      );
+    case 'access_expired':
+      return new PageRefusal(
+        403,
+        'Your access has ended',
+        `Your access to "${course.title}" has ended. Contact the school to renew it.`,
+        { links },
+      );
+    case 'sign_in':
+      return new PageRedirect(`/login?return_to=${encodeURIComponent(learnPath(school))}`);
+    default:
+      return notFound(school);
+  }
 }

@@ -1,37 +1,25 @@
 /**
  * A lecture's file, `/schools/<subdomain>/learn/files/<lectureId>`: checked on every request, so
- * the address is worth nothing to anyone else. It reaches the course's students whose access
- * has not ended, its lecturers and the school's operators; anyone gets the file of a free-preview
- * lecture of a published course. Another school's lecture, or a person who is not a member of
- * the school, gets the 404 page.
+ * the address is worth nothing to anyone else. Who gets it is the domain's lecture-access rule
+ * (domain/learning/lecture-access.ts): the course's students whose access has not ended, its
+ * lecturers and the school's operators, and anyone for a free-preview lecture of a published
+ * course. Another school's lecture, or a person who is not a member of the school, gets the 404
+ * page; an anonymous visitor is sent to sign in.
  */
 
 import { type Context, Hono } from 'hono';
-import { findCourse } from '../../domain/catalog/courses.ts';
 import { getLecture } from '../../domain/catalog/curriculum.ts';
 import type { Lecture } from '../../domain/catalog/curriculum-rows.ts';
+import { lectureAccessOf } from '../../domain/learning/lecture-access.ts';
 import { configuredFileStore } from '../../domain/school/file-store.ts';
-import { findMembership } from '../../domain/school/memberships.ts';
-import { standingRoles } from '../../domain/school/standing.ts';
 import { openStoredFile } from '../../domain/school/storage.ts';
-import { findUserById } from '../../domain/school/users.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import { contentDisposition } from '../../http/content-disposition.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
 import { fileResponse } from '../../http/file-response.ts';
 import { currentSession } from '../../http/sessions.ts';
-import {
-  isStaffOf,
-  type Learner,
-  learnerEnrollments,
-  learnMessage,
-  learnPath,
-  notFound,
-  plausibleId,
-  schoolOfRequest,
-  sitePath,
-} from './access.ts';
-import { schoolFormat } from './format.ts';
+import { PageRedirect } from '../shared/refusal.ts';
+import { accessRefusal, notFound, plausibleId, schoolOfRequest } from './access.ts';
 
 async function lectureOf(ctx: AppContext, schoolId: string, id: string): Promise<Lecture | undefined> {
   try {
@@ -46,55 +34,28 @@ async function lectureOf(ctx: AppContext, schoolId: string, id: string): Promise
 export function createLectureFilesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/schools/:subdomain/learn/files/:lectureId', async (c) => {
+  app.get('/files/:lectureId', async (c) => {
     const school = await schoolOfRequest(ctx, c);
-    if (!school) return notFound(c);
+    if (!school) throw notFound();
     const id = c.req.param('lectureId');
     const lecture = plausibleId(id) ? await lectureOf(ctx, school.id, id) : undefined;
-    const course = lecture ? await findCourse(ctx.db, school.id, lecture.courseId) : undefined;
-    const open = lecture?.isFreePreview === true && course?.status === 'published';
-    if (!open) {
-      const session = await currentSession(ctx, c);
-      const user = session ? await findUserById(ctx.db, session.userId) : undefined;
-      if (!session || !user) {
-        const back = new URL(c.req.url).pathname;
-        return c.redirect(`/login?return_to=${encodeURIComponent(back)}`, 302);
+    const session = await currentSession(ctx, c);
+    const found = lecture && (await lectureAccessOf(ctx.db, school.id, session?.userId, lecture));
+    if (!lecture || !found?.access.ok) {
+      if (!session) {
+        throw new PageRedirect(`/login?return_to=${encodeURIComponent(new URL(c.req.url).pathname)}`);
       }
-      const roles = standingRoles(await findMembership(ctx.db, school.id, user.id));
-      if (roles.length === 0 || !lecture || !course)
-        return notFound(c, roles.length > 0 ? school : undefined);
-      const learner: Learner = {
-        viewer: { session, user, csrf: '' },
-        school,
-        scope: { schoolId: school.id, userId: user.id },
-        roles,
-        format: schoolFormat(school),
-      };
-      const enrollment = (await learnerEnrollments(ctx, learner)).find((e) => e.courseId === course.id);
-      if (!enrollment?.active && !(await isStaffOf(ctx, learner, course))) {
-        return learnMessage(
-          c,
-          403,
-          enrollment ? 'Your access has ended' : "You're not enrolled in this course",
-          enrollment
-            ? `Your access to "${course.title}" has ended, and with it its files. Contact the school to renew it.`
-            : `This file belongs to "${course.title}", which is not one of your courses.`,
-          [
-            {
-              href: sitePath(school, `/courses/${encodeURIComponent(course.slug)}`),
-              label: `See ${course.title}`,
-            },
-            { href: learnPath(school), label: 'Go to My courses' },
-          ],
-        );
-      }
+      const refused = found?.access.ok === false ? found.access : undefined;
+      throw refused && found?.course
+        ? accessRefusal({ school }, found.course, refused.reason)
+        : notFound(school);
     }
-    if (!lecture?.fileId) return notFound(c, school);
+    if (!lecture.fileId) throw notFound(school);
     let stored: Awaited<ReturnType<typeof openStoredFile>>;
     try {
       stored = await openStoredFile(ctx.db, configuredFileStore(ctx.config), school.id, lecture.fileId);
     } catch (err) {
-      if (err instanceof ProblemError && err.status === 404) return notFound(c, school);
+      if (err instanceof ProblemError && err.status === 404) throw notFound(school);
       throw err;
     }
     return sendFile(c, stored, lecture.type === 'video' ? 'inline' : 'attachment');

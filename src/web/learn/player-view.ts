@@ -8,17 +8,18 @@ import { html } from 'hono/html';
 import type { Course } from '../../domain/catalog/courses.ts';
 import type { Lecture, Section } from '../../domain/catalog/curriculum-rows.ts';
 import type { EnrollmentSummary } from '../../domain/learning/enrollments.ts';
+import type { LectureAccess } from '../../domain/learning/lecture-access.ts';
 import type { LectureProgress } from '../../domain/learning/lecture-progress.ts';
 import { type QuizGrade, quizQuestions } from '../../domain/learning/quizzes.ts';
 import type { StoredFile } from '../../domain/school/storage.ts';
 import type { Html } from '../layout.ts';
 import { csrfField, notice } from '../shared/page-kit.ts';
 import { duration } from '../shared/school-format.ts';
-import { coursePath, filePath, type Learner, lecturePath, lecturesOf } from './access.ts';
+import { coursePath, filePath, type Learner, learnPath, lecturePath, lecturesOf } from './access.ts';
 import { expiredSentence, learnNav, outline, progressBar } from './views.ts';
 
-/** Where the player script is served: one file for every school. */
-export const PLAYER_SCRIPT_PATH = '/schools/assets/player.js';
+/** Where the player script is served, inside the learning area (one file for every school). */
+export const PLAYER_SCRIPT_PATH = '/player.js';
 
 /** What the player shows about one lecture. */
 export interface PlayerInput {
@@ -26,6 +27,8 @@ export interface PlayerInput {
   readonly course: Course;
   readonly sections: readonly Section[];
   readonly lecture: Lecture;
+  /** The learner's access to the lecture (the domain's rule): its content shows only when ok. */
+  readonly open: LectureAccess;
   /** The learner's enrollment; undefined for staff, who see content without progress. */
   readonly enrollment?: EnrollmentSummary;
   readonly progress: ReadonlyMap<string, LectureProgress>;
@@ -63,8 +66,11 @@ function paragraphs(body: string | null): Html {
   return html`${parts.map((p) => html`<p class="prose">${p}</p>`)}`;
 }
 
+/** Whether the learner's progress is recorded here: an enrolled student whose access runs. */
+const recordsProgress = (input: PlayerInput) => input.open.ok && input.open.as === 'enrolled';
+
 function videoPart(input: PlayerInput, directives: string[]): Html {
-  const { learner, lecture, enrollment } = input;
+  const { learner, lecture } = input;
   const saved = input.progress.get(lecture.id)?.positionSeconds ?? 0;
   const fromFile = lecture.fileId && input.file ? filePath(learner.school, lecture.id) : undefined;
   const direct = !fromFile && lecture.videoUrl ? directMedia(lecture.videoUrl) : undefined;
@@ -79,8 +85,8 @@ function videoPart(input: PlayerInput, directives: string[]): Html {
   }
   const src = fromFile ?? direct?.href.replace(/#.*$/, '') ?? '';
   directives.push(`media-src ${fromFile ? "'self'" : direct?.origin}`);
-  // Only an enrolled student's position is saved: staff watch without progress.
-  const saving = enrollment?.active
+  // Only an enrolled student's position is saved: staff and previews play without progress.
+  const saving = recordsProgress(input)
     ? html` data-progress-url="${lecturePath(learner.school, input.course.slug, lecture.id)}/position" data-csrf="${learner.viewer.csrf}"`
     : '';
   if (saving) directives.push("script-src 'self'", "connect-src 'self'");
@@ -181,14 +187,15 @@ export function playerPage(input: PlayerInput): PlayerPage {
   const previous = at > 0 ? all[at - 1] : undefined;
   const next = at >= 0 && at < all.length - 1 ? all[at + 1] : undefined;
   const completed = input.progress.get(lecture.id)?.completed === true;
-  const expired = enrollment !== undefined && !enrollment.active;
-  const visible = !expired || lecture.isFreePreview;
   const gradedQuiz = lecture.type === 'quiz' && quizQuestions(lecture.body).length > 0;
-  const content = visible
+  const content = input.open.ok
     ? contentOf(input, directives)
-    : notice('error', html`${expiredSentence(learner, enrollment as EnrollmentSummary)}`);
+    : notice(
+        'error',
+        enrollment ? html`${expiredSentence(learner, enrollment)}` : 'This lecture is not open to you.',
+      );
   const completeForm =
-    enrollment && !expired && !gradedQuiz
+    recordsProgress(input) && !gradedQuiz
       ? completed
         ? html`<p class="notice success"><strong>Completed.</strong> ${next ? 'Go on with the next lecture.' : 'That was the last lecture of the course.'}</p>`
         : html`<form method="post" action="${lecturePath(learner.school, course.slug, lecture.id)}/complete">${csrfField(learner.viewer)}
@@ -223,6 +230,6 @@ ${enrollment ? progressBar('course-progress', enrollment.progressPercent) : ''}
 ${outline(learner, course, sections, input.progress, lecture.id)}
 </aside>
 </div>
-${directives.some((d) => d.startsWith('script-src')) ? html`<script src="${PLAYER_SCRIPT_PATH}" defer></script>` : ''}`;
+${directives.some((d) => d.startsWith('script-src')) ? html`<script src="${learnPath(learner.school, PLAYER_SCRIPT_PATH)}" defer></script>` : ''}`;
   return { body, directives };
 }

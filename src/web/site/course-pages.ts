@@ -12,9 +12,9 @@ import {
   publicPage,
   searchPublicCourses,
 } from '../../domain/catalog/public-catalogue.ts';
-import { quizFromMarkdown } from '../../domain/catalog/quiz.ts';
 import type { SitePage } from '../../domain/community/pages.ts';
 import { findEnrollmentOf } from '../../domain/learning/enrollments.ts';
+import type { QuizShape } from '../../domain/learning/lecture-access.ts';
 import { type SelfEnrolDecision, selfEnrolment } from '../../domain/learning/self-enrolment.ts';
 import type { AppContext } from '../../http/context.ts';
 import { CSRF_FIELD } from '../../http/sessions.ts';
@@ -42,8 +42,8 @@ export async function courseOfPath(ctx: AppContext, c: SiteContext): Promise<Pub
  * A free-preview quiz: its questions and choices, never which choice is right (the body's `[x]`
  * marks), nor anything else the body says.
  */
-function quizPreview(body: string | null): Html | undefined {
-  const questions = quizFromMarkdown(body).filter((q) => q.prompt !== '');
+function quizPreview(quiz: QuizShape | null): Html | undefined {
+  const questions = quiz?.questions ?? [];
   if (questions.length === 0) return undefined;
   return html`<ol class="quiz">${questions.map(
     (q) => html`<li><p>${q.prompt}</p><ul>${q.choices.map((choice) => html`<li>${choice}</li>`)}</ul></li>`,
@@ -164,7 +164,7 @@ export async function showPreview(ctx: AppContext, c: SiteContext): Promise<Resp
   const { course, lecture } = preview;
   const video = httpUrl(lecture.videoUrl);
   const material =
-    lecture.type === 'quiz' ? quizPreview(lecture.body) : lecture.body ? prose(lecture.body) : undefined;
+    lecture.type === 'quiz' ? quizPreview(lecture.quiz) : lecture.body ? prose(lecture.body) : undefined;
   const body = html`<p><a href="${req.base}/courses/${course.slug}">← ${course.title}</a></p>
 <h1>${lecture.title}</h1>
 <p class="muted"><span class="badge">Free preview</span> ${lectureKind(lecture.type)}${lecture.durationSeconds > 0 ? ` · ${duration(lecture.durationSeconds)}` : ''}</p>
