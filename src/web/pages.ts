@@ -18,6 +18,7 @@ import { createLandingApp } from './landing.ts';
 import { createLearnPagesApp } from './learn/routes.ts';
 import { createLoginApp } from './login.ts';
 import { createPasswordResetApp } from './recovery/password-reset.ts';
+import { publicPageCache } from './shared/page-cache.ts';
 import { createSchoolSiteApp } from './site/routes.ts';
 
 /**
@@ -45,6 +46,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAgentDocsApp(ctx));
   app.route('/', createInvitationPagesApp(ctx));
   app.route('/', createLearnPagesApp(ctx));
+  app.use('/schools/*', publicPageCache(ctx));
   app.route('/', createSchoolSiteApp(ctx));
   app.route('/', createLandingApp(ctx));
   return app;
