@@ -33,15 +33,36 @@ function localeOf(school: Pick<School, 'locale'>): string {
 /** A calendar day as forms send it: YYYY-MM-DD. */
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+// Building an Intl formatter costs tens of microseconds, using one a fraction of that: each is
+// built once per locale and options (a few per school; bounded all the same). A constructor that
+// throws (an unknown zone or currency) throws here too, and nothing is kept.
+const MAX_FORMATS = 2000;
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
 const numberFormats = new Map<string, Intl.NumberFormat>();
-function currencyFormat(locale: string, currency: string): Intl.NumberFormat {
-  const key = `${locale}|${currency}`;
-  let format = numberFormats.get(key);
+function kept<F>(formats: Map<string, F>, key: string, build: () => F): F {
+  let format = formats.get(key);
   if (!format) {
-    format = new Intl.NumberFormat(locale, { style: 'currency', currency });
-    numberFormats.set(key, format);
+    format = build();
+    if (formats.size >= MAX_FORMATS) formats.clear();
+    formats.set(key, format);
   }
   return format;
+}
+
+/** `new Intl.DateTimeFormat(locale, options)`, built once. */
+export function dateTimeFormat(locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  return kept(dateFormats, key, () => new Intl.DateTimeFormat(locale, options));
+}
+
+/** `new Intl.NumberFormat(locale, options)`, built once. */
+export function numberFormat(locale: string, options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  return kept(numberFormats, key, () => new Intl.NumberFormat(locale, options));
+}
+
+function currencyFormat(locale: string, currency: string): Intl.NumberFormat {
+  return numberFormat(locale, { style: 'currency', currency });
 }
 
 /** An amount in minor units of `currency` (the school's by default), in the school's locale. */
@@ -53,19 +74,17 @@ export function money(school: School, amount: number, currency = school.currency
 
 /** A count in the school's locale ("1,234"). */
 export function count(school: School, n: number): string {
-  return new Intl.NumberFormat(localeOf(school)).format(n);
+  return numberFormat(localeOf(school)).format(n);
 }
 
 /** A share 0..1 as a percentage in the school's locale ("22.5%"). */
 export function percent(school: School, share: number): string {
-  return new Intl.NumberFormat(localeOf(school), { style: 'percent', maximumFractionDigits: 1 }).format(
-    share,
-  );
+  return numberFormat(localeOf(school), { style: 'percent', maximumFractionDigits: 1 }).format(share);
 }
 
 /** An instant as the school's date and time ("27 Nov 2026, 14:05"), in its zone. */
 export function dateTime(school: School, iso: string): string {
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     timeZone: school.timezone,
     dateStyle: 'medium',
     timeStyle: 'short',
@@ -79,7 +98,7 @@ export function timeOf(school: School, iso: string): Html {
 
 /** The offset of `timeZone` from UTC at the instant `ms`, in milliseconds. */
 function zoneOffset(ms: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
+  const parts = dateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
     year: 'numeric',
@@ -188,7 +207,7 @@ export function dayStart(school: School, day: string): string {
 
 /** A day (YYYY-MM-DD) as the school writes it, e.g. "2 Mar 2026"; `short` leaves out the year. */
 export function dayLabel(school: School, day: string, style: 'long' | 'short' = 'long'): string {
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     timeZone: 'UTC',
     day: 'numeric',
     month: 'short',
@@ -198,7 +217,7 @@ export function dayLabel(school: School, day: string, style: 'long' | 'short' = 
 
 /** The month of `day` as the school writes it ("March 2026", or "Mar" when `short`). */
 export function monthLabel(school: School, day: string, style: 'long' | 'short' = 'long'): string {
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     timeZone: 'UTC',
     month: style === 'long' ? 'long' : 'short',
     ...(style === 'long' ? { year: 'numeric' } : {}),
@@ -207,7 +226,7 @@ export function monthLabel(school: School, day: string, style: 'long' | 'short' 
 
 /** An instant as the school's long date ("4 December 2026"), in its zone. */
 export function longDay(school: School, iso: string): string {
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     day: 'numeric',
     month: 'long',
     year: 'numeric',
@@ -217,7 +236,7 @@ export function longDay(school: School, iso: string): string {
 
 /** From one instant to another in the school's zone, the day once when it is one day, the zone named. */
 export function dateTimeRange(school: School, startIso: string, endIso: string): string {
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     weekday: 'short',
     day: 'numeric',
     month: 'short',
