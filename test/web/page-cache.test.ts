@@ -57,6 +57,10 @@ describe('public pages kept rendered', () => {
     assert.equal(again.res.status, 200);
     assert.equal(again.res.headers.get('etag'), etag);
     assert.equal(again.text, first.text);
+    const head = await t.request(COURSE, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('etag'), etag);
+    assert.equal(await head.text(), '');
   });
 
   it('answers 304 without content to a matching If-None-Match, 200 to any other (RFC 9110 §13.1.2)', async () => {
