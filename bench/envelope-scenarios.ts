@@ -15,7 +15,7 @@ const TURNS = 4;
 export const ENVELOPE_GOAL = 0.6;
 
 /** User + system CPU of a process so far, in µs (clock ticks of 10 ms). */
-function cpuMicros(pid: number): number {
+export function cpuMicros(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }

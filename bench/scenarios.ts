@@ -5,6 +5,7 @@ import { floorScenarios } from './floor-scenarios.ts';
 import { mcpScenarios } from './mcp-scenarios.ts';
 import { measure, type Scenario } from './measure.ts';
 import { oauthScenarios } from './oauth-scenarios.ts';
+import { pageScenarios } from './page-scenarios.ts';
 import { peerScenarios } from './peer-scenarios.ts';
 import { rssScenarios } from './rss-scenario.ts';
 import { startLectern } from './servers.ts';
@@ -27,6 +28,7 @@ export const scenarios: Scenario[] = [
   ...peerScenarios,
   ...accountScenarios,
   ...mcpScenarios,
+  ...pageScenarios,
   ...floorScenarios,
   ...eventScenarios,
   ...rssScenarios,

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { CookieOptions } from 'hono/utils/cookie';
@@ -129,9 +129,18 @@ export async function endSession(ctx: AppContext, c: Context): Promise<void> {
   if (token !== undefined) deleteCookie(c, cookieName(ctx, SESSION_COOKIE), cookieOptions(ctx, 0));
 }
 
+// A key derived for CSRF only, so the encryption secret is never used directly as a MAC key;
+// derived once per secret (every page with a form signs with it), as a KeyObject: HMAC with raw
+// key bytes imports them on every call, several times the cost of the MAC itself.
+const csrfKeys = new WeakMap<Uint8Array, KeyObject>();
+
 function hmac(ctx: AppContext, purpose: string, value: string): string {
-  // A key derived for CSRF only, so the encryption secret is never used directly as a MAC key.
-  const key = createHmac('sha256', ctx.config.secret).update('lectern csrf v1').digest();
+  const secret = ctx.config.secret;
+  let key = csrfKeys.get(secret);
+  if (!key) {
+    key = createSecretKey(createHmac('sha256', secret).update('lectern csrf v1').digest());
+    csrfKeys.set(secret, key);
+  }
   return createHmac('sha256', key).update(`${purpose}:${value}`).digest('base64url');
 }
 

@@ -17,6 +17,7 @@ import { createLandingApp } from './landing.ts';
 import { createLearnPagesApp, LEARN_PREFIX } from './learn/routes.ts';
 import { createLoginApp } from './login.ts';
 import { createRecoveryArea } from './recovery/password-reset.ts';
+import { publicPageCache } from './shared/page-cache.ts';
 import { createSchoolSiteApp } from './site/routes.ts';
 
 /**
@@ -43,6 +44,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', createAgentDocsApp(ctx));
   app.route('/invitations', createInvitationArea(ctx));
   app.route(LEARN_PREFIX, createLearnPagesApp(ctx));
+  app.use('/schools/*', publicPageCache(ctx));
   app.route('/schools/:subdomain/', createSchoolSiteApp(ctx));
   app.route('/', createLandingApp(ctx));
   return app;

@@ -44,14 +44,17 @@ export async function userinfoStatus(t: TestApp, accessToken: string): Promise<n
   return res.status;
 }
 
-/** The security headers every signed-in page sends. */
-export function assertPageHeaders(res: Response): void {
+/**
+ * The security headers every signed-in page sends; a public page kept for visitors
+ * (web/shared/page-cache.ts) is `no-cache` instead of `no-store`, revalidated by its ETag.
+ */
+export function assertPageHeaders(res: Response, cacheControl: 'no-store' | 'no-cache' = 'no-store'): void {
   const csp = res.headers.get('content-security-policy') ?? '';
   assert.match(csp, /default-src 'none'/);
   assert.match(csp, /frame-ancestors 'none'/);
   assert.match(csp, /form-action 'self'/);
   assert.doesNotMatch(csp, /script-src/, 'no scripts are allowed on these pages');
-  assert.equal(res.headers.get('cache-control'), 'no-store');
+  assert.equal(res.headers.get('cache-control'), cacheControl);
   assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
   assert.equal(res.headers.get('x-frame-options'), 'DENY');
   assert.match(res.headers.get('content-type') ?? '', /^text\/html; charset=UTF-8/i);

@@ -70,7 +70,7 @@ describe('the school site', () => {
 
   it('home: the home page’s blocks in the school’s theme, with the header and footer', async () => {
     const { res, text } = await page('/schools/demo/');
-    assertPageHeaders(res);
+    assertPageHeaders(res, 'no-cache');
     assert.ok(text.includes('<title>Home · Demo Academy · Lectern</title>'));
     assert.ok(text.includes('<a class="school" href="/schools/demo/" aria-current="page">Demo Academy</a>'));
     for (const [href, label] of [

@@ -34,20 +34,41 @@ function localeOf(school: Pick<School, 'locale'>): string {
 /** A calendar day as forms send it: YYYY-MM-DD. */
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-// A code Intl does not know (a stored value from before the check) has none: undefined.
-const numberFormats = new Map<string, Intl.NumberFormat | undefined>();
-function currencyFormat(locale: string, currency: string): Intl.NumberFormat | undefined {
-  const key = `${locale}|${currency}`;
-  if (!numberFormats.has(key)) {
-    let format: Intl.NumberFormat | undefined;
-    try {
-      format = new Intl.NumberFormat(locale, { style: 'currency', currency });
-    } catch {
-      format = undefined;
-    }
-    numberFormats.set(key, format);
+// Building an Intl formatter costs tens of microseconds, using one a fraction of that: each is
+// built once per locale and options (a few per school; bounded all the same). A constructor that
+// throws (an unknown zone or currency) throws here too, and nothing is kept.
+const MAX_FORMATS = 2000;
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+const numberFormats = new Map<string, Intl.NumberFormat>();
+function kept<F>(formats: Map<string, F>, key: string, build: () => F): F {
+  let format = formats.get(key);
+  if (!format) {
+    format = build();
+    if (formats.size >= MAX_FORMATS) formats.clear();
+    formats.set(key, format);
   }
-  return numberFormats.get(key);
+  return format;
+}
+
+/** `new Intl.DateTimeFormat(locale, options)`, built once. */
+export function dateTimeFormat(locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  return kept(dateFormats, key, () => new Intl.DateTimeFormat(locale, options));
+}
+
+/** `new Intl.NumberFormat(locale, options)`, built once. */
+export function numberFormat(locale: string, options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  return kept(numberFormats, key, () => new Intl.NumberFormat(locale, options));
+}
+
+// A code Intl does not know (a stored value from before the check) has no format: undefined.
+function currencyFormat(locale: string, currency: string): Intl.NumberFormat | undefined {
+  try {
+    return numberFormat(locale, { style: 'currency', currency });
+  } catch {
+    return undefined;
+  }
 }
 
 /** How many decimals `currency`'s minor units have (2 for EUR, 0 for JPY; 2 for an unknown code). */
@@ -97,7 +118,7 @@ export function fileSize(school: Pick<School, 'locale'>, bytes: number): string 
     value /= 1000;
     unit += 1;
   }
-  return new Intl.NumberFormat(localeOf(school), {
+  return numberFormat(localeOf(school), {
     style: 'unit',
     unit: units[unit],
     unitDisplay: unit === 0 ? 'long' : 'short',
@@ -107,14 +128,12 @@ export function fileSize(school: Pick<School, 'locale'>, bytes: number): string 
 
 /** A count in the school's locale ("1,234"). */
 export function count(school: Pick<School, 'locale'>, n: number): string {
-  return new Intl.NumberFormat(localeOf(school)).format(n);
+  return numberFormat(localeOf(school)).format(n);
 }
 
 /** A share 0..1 as a percentage in the school's locale ("22.5%"). */
 export function percent(school: Pick<School, 'locale'>, share: number): string {
-  return new Intl.NumberFormat(localeOf(school), { style: 'percent', maximumFractionDigits: 1 }).format(
-    share,
-  );
+  return numberFormat(localeOf(school), { style: 'percent', maximumFractionDigits: 1 }).format(share);
 }
 
 /**
@@ -124,7 +143,7 @@ export function percent(school: Pick<School, 'locale'>, share: number): string {
 export function dateTime(school: Pick<School, 'locale' | 'timezone'>, iso: string): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     timeZone: school.timezone,
     dateStyle: 'medium',
     timeStyle: 'short',
@@ -146,7 +165,7 @@ export function utcTimeOf(iso: string): Html {
 
 /** The offset of `timeZone` from UTC at the instant `ms`, in milliseconds. */
 function zoneOffset(ms: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
+  const parts = dateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
     year: 'numeric',
@@ -255,7 +274,7 @@ export function dayStart(school: School, day: string): string {
 
 /** A day (YYYY-MM-DD) as the school writes it, e.g. "2 Mar 2026"; `short` leaves out the year. */
 export function dayLabel(school: School, day: string, style: 'long' | 'short' = 'long'): string {
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     timeZone: 'UTC',
     day: 'numeric',
     month: 'short',
@@ -265,7 +284,7 @@ export function dayLabel(school: School, day: string, style: 'long' | 'short' = 
 
 /** The month of `day` as the school writes it ("March 2026", or "Mar" when `short`). */
 export function monthLabel(school: School, day: string, style: 'long' | 'short' = 'long'): string {
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     timeZone: 'UTC',
     month: style === 'long' ? 'long' : 'short',
     ...(style === 'long' ? { year: 'numeric' } : {}),
@@ -274,7 +293,7 @@ export function monthLabel(school: School, day: string, style: 'long' | 'short' 
 
 /** An instant as the school's long date ("4 December 2026"), in its zone. */
 export function longDay(school: School, iso: string): string {
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     day: 'numeric',
     month: 'long',
     year: 'numeric',
@@ -284,7 +303,7 @@ export function longDay(school: School, iso: string): string {
 
 /** From one instant to another in the school's zone, the day once when it is one day, the zone named. */
 export function dateTimeRange(school: School, startIso: string, endIso: string): string {
-  return new Intl.DateTimeFormat(localeOf(school), {
+  return dateTimeFormat(localeOf(school), {
     weekday: 'short',
     day: 'numeric',
     month: 'short',

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { HttpUrl, MAX_AMOUNT, ruleWording } from '../../../domain/kernel/fields.ts';
+import { dateTimeFormat, numberFormat } from '../../shared/school-format.ts';
 
 /** The school's conventions every field is shown and read in. */
 export interface FieldContext {
@@ -348,10 +349,7 @@ export function hintOf(key: string, schema: z.ZodType): string | undefined {
 /** How many decimals `currency` has (2 for EUR, 0 for JPY). */
 function currencyDigits(currency: string, locale: string): number {
   try {
-    return (
-      new Intl.NumberFormat(locale, { style: 'currency', currency }).resolvedOptions()
-        .maximumFractionDigits ?? 2
-    );
+    return numberFormat(locale, { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {
     return 2;
   }
@@ -360,7 +358,7 @@ function currencyDigits(currency: string, locale: string): number {
 /** The currency's symbol and whether it goes before the amount in `locale`. */
 export function currencyAffix(currency: string, locale: string): { symbol: string; before: boolean } {
   try {
-    const parts = new Intl.NumberFormat(locale, { style: 'currency', currency }).formatToParts(1);
+    const parts = numberFormat(locale, { style: 'currency', currency }).formatToParts(1);
     const at = parts.findIndex((p) => p.type === 'currency');
     const first = parts.findIndex((p) => p.type === 'integer');
     return { symbol: parts[at]?.value ?? currency, before: at < first };
@@ -371,7 +369,7 @@ export function currencyAffix(currency: string, locale: string): { symbol: strin
 
 function separators(locale: string): { decimal: string; group: string } {
   try {
-    const parts = new Intl.NumberFormat(locale).formatToParts(12345.6);
+    const parts = numberFormat(locale).formatToParts(12345.6);
     return {
       decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.',
       group: parts.find((p) => p.type === 'group')?.value ?? ',',
@@ -446,7 +444,7 @@ export function parseMoney(
 export function formatMoney(minor: number, currency: string, locale: string): string {
   const digits = currencyDigits(currency, locale);
   try {
-    return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(minor / 10 ** digits);
+    return numberFormat(locale, { style: 'currency', currency }).format(minor / 10 ** digits);
   } catch {
     return `${moneyInputValue(minor, currency, 'en')} ${currency}`;
   }
@@ -460,7 +458,7 @@ export function formatInstant(iso: string, fc: FieldContext): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
   try {
-    return new Intl.DateTimeFormat(fc.locale, {
+    return dateTimeFormat(fc.locale, {
       dateStyle: 'medium',
       timeStyle: 'short',
       timeZone: fc.timeZone,
