@@ -11,6 +11,7 @@ import { DEMO } from '../../src/domain/demo/demo-constants.ts';
 import { type Db, openDatabase } from '../../src/store/database.ts';
 import { api } from '../admin/api.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { createWorld, type World } from '../support/world.ts';
 import { signedIn } from './pages-support.ts';
 
@@ -22,9 +23,12 @@ describe('public pages kept rendered', () => {
   let w: World;
   let demoApi: ReturnType<typeof api>;
   let second: Db;
+  let smtp: TestSmtpServer;
 
   before(async () => {
-    t = await createTestApp();
+    // Sign-up is offered only where mail can confirm the address.
+    smtp = await startTestSmtpServer();
+    t = await createTestApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Lectern <no-reply@lectern.test>' });
     w = await createWorld(t);
     demoApi = api(t, await w.demo.token());
     // Another instance's connection to the same database.
@@ -33,6 +37,7 @@ describe('public pages kept rendered', () => {
   after(async () => {
     await second.destroy();
     await t.close();
+    await smtp.close();
   });
 
   const load = async (path: string, headers: Record<string, string> = {}) => {
