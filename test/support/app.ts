@@ -43,6 +43,7 @@ export async function createTestApp(
     LECTERN_SECRET: randomBytes(32).toString('base64url'),
     FILES_DIR: `${database.dir}/files`,
     SEED_DEMO: 'false',
+    PASSWORD_HASH_COST: 'test',
     ...database.env,
     ...env,
   });
