@@ -20,6 +20,15 @@ function findTests(dir: string): string[] {
 }
 
 const args = process.argv.slice(2);
+// The spec reporter, and after it the run's slowest files, unless the command names its own.
+const reporters = args.some((a) => a.startsWith('--test-reporter'))
+  ? []
+  : [
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${new URL('slowest-files.ts', import.meta.url).pathname}`,
+      '--test-reporter-destination=stdout',
+    ];
 const files = args.some((a) => !a.startsWith('-') && a.endsWith('.ts')) ? [] : findTests('test');
 const engines = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 if (process.env.LECTERN_TEST_ENGINE) engines.splice(0, engines.length, process.env.LECTERN_TEST_ENGINE);
@@ -57,7 +66,14 @@ try {
     const template = await prepareTemplate(engine === 'postgres' ? 'postgres' : 'sqlite', work);
     const result = spawnSync(
       process.execPath,
-      ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...args, ...files],
+      [
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        '--test-timeout=300000',
+        ...reporters,
+        ...args,
+        ...files,
+      ],
       {
         stdio: 'inherit',
         env: {
