@@ -4,8 +4,10 @@
  * (e.g. a file list or --test-name-pattern).
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { prepareTemplate } from '../test/support/database.ts';
 
 function findTests(dir: string): string[] {
   const out: string[] = [];
@@ -18,7 +20,16 @@ function findTests(dir: string): string[] {
 }
 
 const args = process.argv.slice(2);
-const files = args.some((a) => a.endsWith('.ts')) ? [] : findTests('test');
+// The spec reporter, and after it the run's slowest files, unless the command names its own.
+const reporters = args.some((a) => a.startsWith('--test-reporter'))
+  ? []
+  : [
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${new URL('slowest-files.ts', import.meta.url).pathname}`,
+      '--test-reporter-destination=stdout',
+    ];
+const files = args.some((a) => !a.startsWith('-') && a.endsWith('.ts')) ? [] : findTests('test');
 const engines = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 if (process.env.LECTERN_TEST_ENGINE) engines.splice(0, engines.length, process.env.LECTERN_TEST_ENGINE);
 
@@ -39,16 +50,43 @@ async function dropRunSchemas(run: string): Promise<void> {
 }
 
 const run = `${process.pid}${Date.now().toString(36)}`;
+process.env.LECTERN_TEST_RUN = run;
+// Every test file is a process of its own, and so is every server or command a test spawns: each
+// would strip the types of and compile the same few hundred modules again. Node's compile cache
+// keeps both (keyed by the file's content), so only the first process of a run pays.
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'lectern-compile-cache');
+const work = mkdtempSync(join(tmpdir(), 'lectern-run-'));
 let failed = false;
-for (const engine of engines) {
-  console.log(`\n# engine: ${engine}`);
-  const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-  const result = spawnSync(
-    process.execPath,
-    ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...args, ...files],
-    { stdio: 'inherit', env: { ...process.env, LECTERN_TEST_ENGINE: engine, LECTERN_TEST_RUN: run } },
-  );
-  if (result.status !== 0) failed = true;
-  if (engine === 'postgres') await dropRunSchemas(run);
+try {
+  for (const engine of engines) {
+    console.log(`\n# engine: ${engine}`);
+    const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+    // The timeout catches a test that hangs, not a slow one: on two cores at a load average of 23
+    // the slowest browser test took 88 s, so it stands well above what load alone does.
+    const template = await prepareTemplate(engine === 'postgres' ? 'postgres' : 'sqlite', work);
+    const result = spawnSync(
+      process.execPath,
+      [
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        '--test-timeout=300000',
+        ...reporters,
+        ...args,
+        ...files,
+      ],
+      {
+        stdio: 'inherit',
+        env: {
+          ...process.env,
+          LECTERN_TEST_ENGINE: engine,
+          ...(template ? { LECTERN_TEST_TEMPLATE: template } : {}),
+        },
+      },
+    );
+    if (result.status !== 0) failed = true;
+    if (engine === 'postgres') await dropRunSchemas(run);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

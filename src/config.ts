@@ -39,6 +39,7 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes in base64url (43 characters)')
     .optional(),
   SEED_DEMO: bool.optional(),
+  PASSWORD_HASH_COST: z.enum(['standard', 'test']).default('standard'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(1_048_576),
   UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).max(1_000_000_000).default(26_214_400),
   FILES_DIR: z.string().min(1).optional(),
@@ -82,6 +83,12 @@ export interface Config {
   /** 32 bytes used to encrypt private keys at rest. */
   readonly secret: Uint8Array;
   readonly seedDemo: boolean;
+  /**
+   * How much work a password hash takes: 'standard' (OWASP's argon2id parameters) always in
+   * production; 'test' (argon2id at its smallest) lets a test suite sign people in hundreds of
+   * times without spending minutes hashing.
+   */
+  readonly passwordHashCost: 'standard' | 'test';
   readonly bodyLimitBytes: number;
   readonly uploadLimitBytes: number;
   readonly filesDir: string;
@@ -214,6 +221,7 @@ const ECHOED_VARIABLES = new Set([
   'HOST',
   'LOG_LEVEL',
   'SEED_DEMO',
+  'PASSWORD_HASH_COST',
   'BODY_LIMIT_BYTES',
   'UPLOAD_LIMIT_BYTES',
   'FILES_DIR',
@@ -241,6 +249,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const database = parseDatabase(e.DATABASE_URL);
   if (e.SEED_DEMO && e.NODE_ENV === 'production')
     fail('SEED_DEMO', 'demo data is never seeded in production');
+  if (e.PASSWORD_HASH_COST !== 'standard' && e.NODE_ENV === 'production')
+    fail('PASSWORD_HASH_COST', 'production always hashes passwords at the standard cost');
   const filesDir = resolve(
     e.FILES_DIR ??
       (database.sqlitePath && database.sqlitePath !== ':memory:' ? dirname(database.sqlitePath) : './data'),
@@ -256,6 +266,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.LOG_LEVEL,
     secret: resolveSecret(e.LECTERN_SECRET, e.NODE_ENV, database),
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',
+    passwordHashCost: e.PASSWORD_HASH_COST,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     uploadLimitBytes: e.UPLOAD_LIMIT_BYTES,
     filesDir,

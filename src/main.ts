@@ -3,7 +3,6 @@
  * rotate. Reads configuration from the environment once (config.ts) and everything else from its
  * arguments; the commands beyond serve live in src/cli/, how they fail in cli/failures.ts.
  */
-import { createApp } from './app.ts';
 import { startBackground } from './background.ts';
 import { openCommandRuntime } from './cli/command-runtime.ts';
 import { CliFailure, type DatabaseWhere, EXIT, explainFailure, UsageError } from './cli/failures.ts';
@@ -50,6 +49,8 @@ async function serveCommand(config: Config): Promise<void> {
     runtime.logger.info({ migrations: runtime.migrated }, 'migrations applied');
   let server: RunningServer;
   try {
+    // Loaded here: every other command (migrate, users, --help…) starts without the HTTP surfaces.
+    const { createApp } = await import('./app.ts');
     server = await listen(createApp(runtime), config.host, config.port);
   } catch (err) {
     await runtime.close();

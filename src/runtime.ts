@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import type pino from 'pino';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { setPasswordHashCost } from './crypto/passwords.ts';
 import { createSigningKeys } from './crypto/signing-keys.ts';
 import type { AppContext, AppEnv } from './http/context.ts';
 import { createLogger } from './http/logger.ts';
@@ -43,6 +44,7 @@ export async function openRuntime(
     clock?: Clock;
   } = {},
 ): Promise<Runtime> {
+  setPasswordHashCost(config.passwordHashCost);
   const logger = options.logger ?? createLogger(config.logLevel, options.logDestination);
   const db = options.db ?? openDatabase(config.database);
   let migrated: string[];

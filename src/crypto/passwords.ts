@@ -1,7 +1,18 @@
 import { hash, verify } from '@node-rs/argon2';
 
 // OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1.
-const OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+const STANDARD = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+// argon2id's smallest parameters, for test runs only (config refuses them in production).
+const TEST = { memoryCost: 8, timeCost: 1, parallelism: 1 } as const;
+let options: typeof STANDARD | typeof TEST = STANDARD;
+
+/**
+ * Sets the cost of the hashes this process makes (config's PASSWORD_HASH_COST, applied at
+ * start-up). Verifying reads the cost from the hash itself, so hashes of either cost verify.
+ */
+export function setPasswordHashCost(cost: 'standard' | 'test'): void {
+  options = cost === 'test' ? TEST : STANDARD;
+}
 
 // A fixed hash to verify against when the account does not exist, so timing does not tell.
 let dummyHash: Promise<string> | undefined;
@@ -22,7 +33,7 @@ export function passwordProblem(password: string): string | undefined {
 
 /** argon2id hash of a password. */
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, OPTIONS);
+  return hash(password, options);
 }
 
 /** Verifies a password; a missing hash still costs one verification (no user enumeration). */

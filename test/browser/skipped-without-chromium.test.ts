@@ -37,14 +37,26 @@ describe('browser tests without Chromium', () => {
   // The files and their skips are the same on both engines: counted once, on SQLite.
   const once = process.env.LECTERN_TEST_ENGINE === 'postgres' ? 'counted once, on SQLite' : false;
 
-  it('count as skipped, every one of them, and say how to install it', { skip: once }, async () => {
+  // The files load in one process (each of its own would load the whole app again, one after
+  // another: minutes on a loaded machine), and the guard is for a child that hangs, not a slow one.
+  const guard = { skip: once, timeout: 10 * 60_000 };
+
+  it('count as skipped, every one of them, and say how to install it', guard, async () => {
     const files = browserTestFiles();
     assert.ok(files.length >= 7, files.map((f) => f.file).join('\n'));
     const expected = files.reduce((sum, f) => sum + f.tests, 0);
-    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files.map((f) => f.file)], {
-      env: { PATH: process.env.PATH ?? '', LECTERN_TEST_CHROMIUM: '/nonexistent/chromium' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--test', '--test-isolation=none', '--test-reporter=spec', ...files.map((f) => f.file)],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          LECTERN_TEST_CHROMIUM: '/nonexistent/chromium',
+          ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (d) => {
       output += d;

@@ -8,7 +8,7 @@ import type { CimdFetchOptions } from '../../src/oauth/clients/cimd-fetch.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createTestClock, type TestClock } from './clock.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
+import { createMigratedTestDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_BASE_URL = 'http://lectern.test';
 
@@ -35,7 +35,7 @@ export async function createTestApp(
   env: Record<string, string> = {},
   options: { cimdFetch?: CimdFetchOptions; logDestination?: DestinationStream; clock?: TestClock } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = await createMigratedTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -43,6 +43,8 @@ export async function createTestApp(
     LECTERN_SECRET: randomBytes(32).toString('base64url'),
     FILES_DIR: `${database.dir}/files`,
     SEED_DEMO: 'false',
+    // Production refuses the cheap hashes, and a test of production's behaviour gets its cost.
+    ...(env.NODE_ENV === 'production' ? {} : { PASSWORD_HASH_COST: 'test' }),
     ...database.env,
     ...env,
   });
