@@ -81,7 +81,7 @@ describe('learning area: files, quizzes and events', () => {
     const page = await res.text();
     assert.ok(
       page.includes(
-        `<a class="button" href="${fileUrl('Cheat sheet (PDF)')}" download="cheat-sheet.pdf">Download cheat-sheet.pdf</a> <span class="muted">(1 KB)</span>`,
+        `<a class="button" href="${fileUrl('Cheat sheet (PDF)')}" download="cheat-sheet.pdf">Download cheat-sheet.pdf</a> <span class="muted">(${PDF.byteLength} bytes)</span>`,
       ),
     );
   });

@@ -24,7 +24,7 @@ import type { AppContext } from '../../http/context.ts';
 import { csrfToken, currentSession } from '../../http/sessions.ts';
 import type { Viewer } from '../shared/page-kit.ts';
 import { PageRedirect, PageRefusal } from '../shared/refusal.ts';
-import { type SchoolFormat, schoolFormat } from './format.ts';
+import { type SchoolFormat, schoolFormat } from '../shared/school-format.ts';
 
 /** A signed-in member in the learning area of one school. */
 export interface Learner {

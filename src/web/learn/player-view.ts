@@ -14,7 +14,7 @@ import { type QuizGrade, quizQuestions } from '../../domain/learning/quizzes.ts'
 import type { StoredFile } from '../../domain/school/storage.ts';
 import type { Html } from '../layout.ts';
 import { csrfField, notice } from '../shared/page-kit.ts';
-import { duration } from '../shared/school-format.ts';
+import { duration, fileSize } from '../shared/school-format.ts';
 import { coursePath, filePath, type Learner, learnPath, lecturePath, lecturesOf } from './access.ts';
 import { expiredSentence, learnNav, outline, progressBar } from './views.ts';
 
@@ -108,10 +108,7 @@ function filePart(input: PlayerInput): Html {
   const { learner, lecture, file } = input;
   if (!lecture.fileId || !file)
     return html`<p class="muted">The file of this lecture is not available yet.</p>`;
-  const size =
-    file.sizeBytes >= 1024 * 1024
-      ? `${(file.sizeBytes / (1024 * 1024)).toFixed(1)} MB`
-      : `${Math.max(1, Math.round(file.sizeBytes / 1024))} KB`;
+  const size = fileSize(learner.school, file.sizeBytes);
   return html`<p><a class="button" href="${filePath(learner.school, lecture.id)}" download="${file.filename}">Download ${file.filename}</a> <span class="muted">(${size})</span></p>`;
 }
 
