@@ -33,6 +33,7 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(300),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LECTERN_SECRET: z
     .string()
@@ -79,6 +80,11 @@ export interface Config {
   readonly baseUrl: string;
   readonly database: { readonly engine: DatabaseEngine; readonly url: string; readonly sqlitePath?: string };
   readonly redisUrl?: string;
+  /**
+   * How long a Redis command may take before the link counts Redis as down and fails open; a
+   * throttle lookup must never hold a request for long.
+   */
+  readonly redisCommandTimeoutMs: number;
   readonly logLevel: string;
   /** 32 bytes used to encrypt private keys at rest. */
   readonly secret: Uint8Array;
@@ -220,6 +226,7 @@ const ECHOED_VARIABLES = new Set([
   'PORT',
   'HOST',
   'LOG_LEVEL',
+  'REDIS_COMMAND_TIMEOUT_MS',
   'SEED_DEMO',
   'PASSWORD_HASH_COST',
   'BODY_LIMIT_BYTES',
@@ -263,6 +270,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     baseUrl,
     database,
     redisUrl: e.REDIS_URL,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     secret: resolveSecret(e.LECTERN_SECRET, e.NODE_ENV, database),
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV !== 'production',

@@ -15,7 +15,7 @@ import type { CimdFetchOptions } from './oauth/clients/cimd-fetch.ts';
 import { ensureVendorClients } from './oauth/clients/vendors.ts';
 import { createBearerVerifier } from './resource/verifier.ts';
 import { type Db, migrateToLatest, openDatabase } from './store/database.ts';
-import { openRedis } from './store/redis.ts';
+import { openRedis, redisTimeouts } from './store/redis.ts';
 import { type Clock, systemClock, withClock } from './store/time.ts';
 
 /** The live parts of a running Lectern: what the app is built from, and how to close it. */
@@ -58,7 +58,11 @@ export async function openRuntime(
   const metrics = createMetrics(options.processMetrics ?? true);
   // Connected on first use: commands that never throttle (migrate, seed…) never dial Redis.
   const redis = config.redisUrl
-    ? openRedis(config.redisUrl, { logger, registry: metrics.registry })
+    ? openRedis(config.redisUrl, {
+        logger,
+        registry: metrics.registry,
+        timeouts: redisTimeouts(config.redisCommandTimeoutMs),
+      })
     : undefined;
   const throttle = createThrottle({
     redis,

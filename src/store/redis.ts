@@ -30,7 +30,12 @@ export interface RedisTimeouts {
   readonly maxReconnectMs: number;
 }
 
-const DEFAULT_REDIS_TIMEOUTS: RedisTimeouts = { connectMs: 500, commandMs: 300, maxReconnectMs: 1000 };
+const DEFAULT_REDIS_TIMEOUTS: RedisTimeouts = redisTimeouts(300);
+
+/** The timeouts for a command timeout (`REDIS_COMMAND_TIMEOUT_MS`): connecting may take a little longer. */
+export function redisTimeouts(commandMs: number): RedisTimeouts {
+  return { connectMs: Math.max(500, commandMs), commandMs, maxReconnectMs: 1000 };
+}
 
 /**
  * Connects lazily (on first use, so CLI commands never dial Redis), logs once per outage (when

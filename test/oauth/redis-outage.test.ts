@@ -18,7 +18,12 @@ interface LogLine {
 
 /** A test app on `redisUrl` whose log lines are kept. */
 async function appWithLogs(redisUrl: string) {
-  const t = await createLoggedTestApp({ LOG_LEVEL: 'info', TRUST_PROXY: 'true', REDIS_URL: redisUrl });
+  const t = await createLoggedTestApp({
+    LOG_LEVEL: 'info',
+    TRUST_PROXY: 'true',
+    REDIS_URL: redisUrl,
+    REDIS_COMMAND_TIMEOUT_MS: '300',
+  });
   return { t, logs: t.logs as unknown as LogLine[] };
 }
 
