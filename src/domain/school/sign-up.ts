@@ -36,7 +36,7 @@ export function signUpAvailability(
 }
 
 /** How long a pending sign-up (its mailed link) can still be finished. */
-export const PENDING_SIGN_UP_SECONDS = 7 * 24 * 3600;
+const PENDING_SIGN_UP_SECONDS = 7 * 24 * 3600;
 
 /** A sign-up waiting for its mailed link: everything the account will be made of. */
 export interface PendingSignUp {
