@@ -79,12 +79,13 @@ describe('sign-up and enrolment at a school site', () => {
     return formFields(await page.text(), '/schools/demo/signup').get('csrf_token')!;
   }
 
-  /** Opens a mailed link in `browser` and presses its button: the button's answer. */
-  async function press(browser: Browser, link: string, school = 'demo'): Promise<Response> {
+  /** Opens a mailed link in `browser`, gives the password and presses the button: its answer. */
+  async function press(browser: Browser, link: string, password = 'a-long-password'): Promise<Response> {
     const opened = await browser.request(link, { headers: { accept: 'text/html' } });
     assert.equal(opened.status, 200, `opened ${link}`);
-    const action = `/schools/${school}/signup/confirm`;
-    return browser.postForm(action, formFields(await opened.text(), action));
+    const fields = formFields(await opened.text(), '/schools/demo/signup/confirm');
+    fields.set('password', password);
+    return browser.postForm('/schools/demo/signup/confirm', fields);
   }
 
   /** The page a link pressed for an address that has an account leads to. */
@@ -108,7 +109,7 @@ describe('sign-up and enrolment at a school site', () => {
   ): Promise<void> {
     assert.equal((await signUp(browser, fields, back)).status, 200);
     const mail = await mailTo(fields.email.toLowerCase(), 'Confirm your email for Demo Academy');
-    const pressed = await press(browser, linkIn(mail, CONFIRM));
+    const pressed = await press(browser, linkIn(mail, CONFIRM), fields.password);
     assert.equal(pressed.status, 303);
     assert.equal(locationOf(pressed), back);
   }
@@ -189,6 +190,11 @@ describe('sign-up and enrolment at a school site', () => {
     assert.ok(confirmPage.includes('<h1>Confirm your email address</h1>'));
     assert.ok(confirmPage.includes('Confirm that <strong>nia@example.com</strong> is your email address'));
     assert.ok(
+      confirmPage.includes(
+        '<input id="password" name="password" type="password" autocomplete="current-password" required aria-describedby="password-hint">',
+      ),
+    );
+    assert.ok(
       confirmPage.includes('<button class="primary" type="submit">Confirm my email address</button>'),
     );
     assert.equal(await findUserByEmail(t.runtime.db, 'nia@example.com'), undefined, 'a GET changes nothing');
@@ -197,8 +203,20 @@ describe('sign-up and enrolment at a school site', () => {
     assert.deepEqual(
       [...fields].map(([k]) => k),
       ['csrf_token', 'token', 'return_to'],
-      'the link’s token and this browser’s CSRF token (signing in from a form needs one: login CSRF)',
+      'the link’s token and this browser’s CSRF token (login CSRF); the password is typed',
     );
+    // Without the password chosen at sign-up, the button makes nothing: the form again, with why.
+    const noPassword = await other.postForm('/schools/demo/signup/confirm', fields);
+    assert.equal(noPassword.status, 422);
+    const again = await noPassword.text();
+    assert.ok(
+      again.includes(
+        '<p class="field-error" id="password-error">This is not the password chosen when signing up. If you did not sign up, ignore the email: no account is made.</p>',
+      ),
+    );
+    assert.ok(again.includes('aria-describedby="password-hint password-error" aria-invalid="true"'));
+    assert.equal(await findUserByEmail(t.runtime.db, 'nia@example.com'), undefined);
+    fields.set('password', 'a-long-password');
     assert.equal(fields.get('token'), linkParams.get('token'));
     // Posted from another site (no CSRF token of this browser), or with a tampered token: refused.
     const crossSite = await new Browser(t).postForm('/schools/demo/signup/confirm', fields);
@@ -388,6 +406,11 @@ describe('sign-up and enrolment at a school site', () => {
     await signUp(attacker, { name: 'Vic Tim', email: victimEmail, password: 'attacker-pw-1' });
     assert.equal((await signIn(attacker, victimEmail, { password: 'attacker-pw-1' })).status, 401);
     const attackerLink = linkIn(await mailTo(victimEmail, subject), CONFIRM);
+    // The mailbox's owner presses that link (the reviewer's case): without the attacker's password
+    // it makes no account, so none can carry the attacker's password.
+    const misled = await press(new Browser(t), attackerLink, 'victims-own-pw');
+    assert.equal(misled.status, 422);
+    assert.equal(await findUserByEmail(t.runtime.db, victimEmail), undefined);
     // The victim signs up too, before confirming: a fresh link comes.
     const victim = new Browser(t);
     await signUp(victim, { name: 'Victoria', email: victimEmail, password: 'victims-own-pw' });
@@ -396,7 +419,7 @@ describe('sign-up and enrolment at a school site', () => {
     assert.notEqual(victimLink, attackerLink);
     assert.equal(await findUserByEmail(t.runtime.db, victimEmail), undefined);
     // The victim presses the newer link: the account is theirs, with their password.
-    const pressed = await press(victim, victimLink);
+    const pressed = await press(victim, victimLink, 'victims-own-pw');
     assert.equal(pressed.status, 303);
     assert.equal(locationOf(pressed), SQL);
     const account = await findUserByEmail(t.runtime.db, victimEmail);

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { MAX_PASSWORD_LENGTH, verifyPassword } from '../../crypto/passwords.ts';
 import { open, seal } from '../../crypto/secret-box.ts';
 import type { Db } from '../../store/database.ts';
 import { withTransaction } from '../kernel/checks.ts';
@@ -8,9 +9,9 @@ import { createUser, findUserByEmail, normalizeEmail, type User } from './users.
 /**
  * Sign-up at a school's site: who may, and what it makes. The answer to the person never says
  * whether the email already had an account (docs/security.md). No account exists until the mailed
- * link is pressed: the pending sign-up travels sealed inside the link (docs/decisions.md), so an
- * address nobody proved owns no password, and nobody can sign in with one chosen for someone
- * else's address (pre-account takeover).
+ * link is pressed, with the password chosen at sign-up: the pending sign-up travels sealed inside
+ * the link (docs/decisions.md), so an address nobody proved owns no password, and nobody can sign
+ * in with one chosen for someone else's address (pre-account takeover).
  */
 
 /** Why a school's site takes no sign-up. */
@@ -119,16 +120,31 @@ export function readPendingSignUp(
   return { ok: true, pending: value };
 }
 
-/** What pressing a link did: made the account, or found the address taken (by it or otherwise). */
-export type FinishedSignUp = { readonly kind: 'created'; readonly user: User } | { readonly kind: 'taken' };
+/**
+ * What pressing a link did: made the account, found the address taken (by an earlier press or
+ * otherwise), or was refused because the presser did not give the password chosen at sign-up.
+ */
+export type FinishedSignUp =
+  | { readonly kind: 'created'; readonly user: User }
+  | { readonly kind: 'taken' }
+  | { readonly kind: 'wrong_password' };
 
 /**
  * Makes the account (its email proven by the link) and its student membership of the school,
- * once: when the address has an account, made by an earlier press, a newer link or any other way,
+ * once, for whoever also knows the password chosen at sign-up: the mailbox's owner pressing the
+ * link of a sign-up someone else made for their address gets no account with that someone's
+ * password. When the address has an account (an earlier press, a newer link, an invitation),
  * nothing changes.
  */
-export async function finishSignUp(db: Db, pending: PendingSignUp): Promise<FinishedSignUp> {
+export async function finishSignUp(
+  db: Db,
+  pending: PendingSignUp,
+  password: string,
+): Promise<FinishedSignUp> {
   if (await findUserByEmail(db, pending.email)) return { kind: 'taken' };
+  const known =
+    password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(pending.passwordHash, password));
+  if (!known) return { kind: 'wrong_password' };
   return withTransaction(db, async (tx) => {
     const user = await createUser(tx, {
       email: pending.email,
