@@ -241,9 +241,9 @@ export function createLoginApp(ctx: AppContext): Hono<SignInEnv> {
     }),
   );
   app.use('/login', signInForm(ctx));
-  app.use('/logout', signOutForm(ctx));
   app.get('/login', showSignIn(ctx));
   app.post('/login', signIn(ctx));
-  app.post('/logout', signOut(ctx));
+  // Only a POST signs out: another method is no route (404), not a refused sign-out.
+  app.post('/logout', signOutForm(ctx), signOut(ctx));
   return app;
 }

@@ -117,12 +117,20 @@ describe('a school site in Chromium', () => {
     await page.waitForURL(`${base}/schools/demo/signup`);
     assert.equal(await h1(page), 'Check your email');
     await checkPage(page, PREFIX, 'signup-sent');
+    const noAccount = await t.runtime.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', 'vic@example.com')
+      .executeTakeFirst();
+    assert.equal(noAccount, undefined, 'no account until the mailed link is pressed');
 
-    // The mail's link shows a button; pressing it confirms the address and signs the person in.
+    // The mail's link shows a form; with the password it makes the account and signs the person in.
     const mail = await smtp.waitFor((m) => m.envelopeTo.includes('vic@example.com'));
     await page.goto(linkIn(mail, `${base}/schools/demo/signup/confirm?`));
     assert.equal(await h1(page), 'Confirm your email address');
     await checkPage(page, PREFIX, 'signup-confirm');
+    // The password chosen at sign-up: whoever presses the link must know it too.
+    await page.getByLabel('Your password').fill('a-long-password');
     await page.getByRole('button', { name: 'Confirm my email address' }).click();
     await page.waitForURL(`${base}/schools/demo/courses/${DEMO.courses.sql}`);
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { seedDemoData } from '../../src/domain/demo/demo-seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { Browser, signIn } from '../support/oauth-flow.ts';
-import { locationOf } from './pages-support.ts';
+import { csrfOf, locationOf, signedIn } from './pages-support.ts';
 
 describe('where /login lands after a successful sign-in', () => {
   let t: TestApp;
@@ -43,5 +43,29 @@ describe('where /login lands after a successful sign-in', () => {
       assert.equal(res.status, 303);
       assert.equal(locationOf(res), '/account/settings', email);
     }
+  });
+
+  it('only a POST signs out: GET /logout is no route (404, as a wrong method on any page), session or not', async () => {
+    const browser = await signedIn(t, 'student@example.com');
+    // A wrong method on the app's other pages answers the same "Page not found".
+    const wrongMethod = await browser.request('/account', {
+      method: 'DELETE',
+      headers: { accept: 'text/html' },
+    });
+    assert.equal(wrongMethod.status, 404);
+    for (const who of [browser, new Browser(t)]) {
+      const res = await who.request('/logout', { headers: { accept: 'text/html' } });
+      assert.equal(res.status, 404);
+      const html = await res.text();
+      assert.ok(html.includes('<h1>Page not found</h1>'));
+      assert.ok(html.includes('There is no page at <code>/logout</code>.'));
+      assert.ok(!html.includes('Sign-out failed'));
+    }
+    // The GET ended nothing; the form's POST still signs out.
+    const csrf = await csrfOf(browser, '/account');
+    const out = await browser.postForm('/logout', { csrf_token: csrf });
+    assert.equal(out.status, 303);
+    assert.equal(locationOf(out), '/login');
+    assert.equal((await browser.request('/account', { headers: { accept: 'text/html' } })).status, 302);
   });
 });

@@ -10,16 +10,29 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEMO } from '../../src/domain/demo/demo-constants.ts';
+import { createInvitation } from '../../src/domain/school/invitations.ts';
 import { findMembership } from '../../src/domain/school/memberships.ts';
 import { findUserByEmail } from '../../src/domain/school/users.ts';
 import { api } from '../admin/api.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../support/app.ts';
+import { DAY, SECOND } from '../support/clock.ts';
 import { Browser, formFields, signIn } from '../support/oauth-flow.ts';
 import { linkIn, type ReceivedMail, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { createWorld, type World } from '../support/world.ts';
 import { assertPageHeaders, locationOf, signedIn } from './pages-support.ts';
 
 const CONFIRM = `${TEST_BASE_URL}/schools/demo/signup/confirm?`;
+const NOT_VALID =
+  'This confirmation link is not valid. Open the whole link from the email, or sign up again to get a new one.';
+
+/** The link with one character of its sealed token changed: AES-GCM's tag no longer matches. */
+function tamper(link: string): string {
+  const url = new URL(link);
+  const token = url.searchParams.get('token')!;
+  const i = Math.floor(token.length / 2);
+  url.searchParams.set('token', `${token.slice(0, i)}${token[i] === 'A' ? 'B' : 'A'}${token.slice(i + 1)}`);
+  return url.toString();
+}
 
 const SQL = `/schools/demo/courses/${DEMO.courses.sql}`;
 const TS = `/schools/demo/courses/${DEMO.courses.typescript}`;
@@ -60,6 +73,34 @@ describe('sign-up and enrolment at a school site', () => {
     return smtp.waitFor((m) => m.envelopeTo.includes(email) && m.subject === subject);
   }
 
+  /** This signed-out browser's CSRF token, as the sign-up form carries it. */
+  async function signUpCsrf(browser: Browser): Promise<string> {
+    const page = await browser.request('/schools/demo/signup');
+    return formFields(await page.text(), '/schools/demo/signup').get('csrf_token')!;
+  }
+
+  /** Opens a mailed link in `browser`, gives the password and presses the button: its answer. */
+  async function press(browser: Browser, link: string, password = 'a-long-password'): Promise<Response> {
+    const opened = await browser.request(link, { headers: { accept: 'text/html' } });
+    assert.equal(opened.status, 200, `opened ${link}`);
+    const fields = formFields(await opened.text(), '/schools/demo/signup/confirm');
+    fields.set('password', password);
+    return browser.postForm('/schools/demo/signup/confirm', fields);
+  }
+
+  /** The page a link pressed for an address that has an account leads to. */
+  async function assertAlreadySignedUp(browser: Browser): Promise<void> {
+    const res = await browser.request('/schools/demo/signup/confirmed', { headers: { accept: 'text/html' } });
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.ok(html.includes('<h1>Already signed up</h1>'));
+    assert.ok(
+      html.includes(
+        `This address already has an account: <a href="/login?return_to=${encodeURIComponent('/schools/demo/')}">sign in</a>.`,
+      ),
+    );
+  }
+
   /** Signs up, then opens the mailed link and presses its button: signed in, back at `back`. */
   async function signUpAndConfirm(
     browser: Browser,
@@ -68,11 +109,7 @@ describe('sign-up and enrolment at a school site', () => {
   ): Promise<void> {
     assert.equal((await signUp(browser, fields, back)).status, 200);
     const mail = await mailTo(fields.email.toLowerCase(), 'Confirm your email for Demo Academy');
-    const opened = await browser.request(linkIn(mail, CONFIRM), { headers: { accept: 'text/html' } });
-    const pressed = await browser.postForm(
-      '/schools/demo/signup/confirm',
-      formFields(await opened.text(), '/schools/demo/signup/confirm'),
-    );
+    const pressed = await press(browser, linkIn(mail, CONFIRM), fields.password);
     assert.equal(pressed.status, 303);
     assert.equal(locationOf(pressed), back);
   }
@@ -129,23 +166,22 @@ describe('sign-up and enrolment at a school site', () => {
         'To finish signing up at Demo Academy, open the link we sent to <strong>Nia@Example.com</strong>.',
       ),
     );
-    const user = await findUserByEmail(t.runtime.db, 'nia@example.com');
-    assert.ok(user);
-    assert.equal(user.name, 'Nia New');
-    assert.equal(user.unverified_school_id, w.demo.schoolId, 'trusted at this school only, until confirmed');
-    const membership = await findMembership(t.runtime.db, w.demo.schoolId, user.id);
-    assert.deepEqual([membership?.roles, membership?.status], [['student'], 'active']);
+    // No account and no membership until the mailed link is pressed: a password chosen for an
+    // address nobody proved opens nothing (pre-hijacked accounts, Sudhodanan & Paverd 2022).
+    assert.equal(await findUserByEmail(t.runtime.db, 'nia@example.com'), undefined);
     // Not signed in by the sign-up itself: the link does that.
     assert.ok((await (await browser.request(SQL)).text()).includes('Sign up to enrol'));
     // The confirmation email, from the school, with a link that works (and a tampered one that does not).
     const mail = await mailTo('nia@example.com', 'Confirm your email for Demo Academy');
     assert.equal(mail.from, '"Demo Academy" <no-reply@lectern.test>');
+    assert.ok(mail.text.includes('Hello Nia New,'));
     const link = linkIn(mail, CONFIRM);
     assert.equal(new URL(link).searchParams.get('return_to'), SQL);
-    const tampered = link.replace(/token=(\d+)\./, (_m, exp) => `token=${Number(exp) + 1000}.`);
+    assert.ok(link.length < 700, `a link a mail client keeps whole: ${link.length} characters`);
+    const tampered = tamper(link);
     const bad = await t.request(tampered, { headers: { accept: 'text/html' } });
     assert.equal(bad.status, 410);
-    assert.ok((await bad.text()).includes('This confirmation link is not valid or has expired'));
+    assert.ok((await bad.text()).includes(NOT_VALID));
     // Opening the link (as a mail scanner does) proves nothing: it shows a button that posts.
     const other = new Browser(t);
     const opened = await other.request(link, { headers: { accept: 'text/html' } });
@@ -154,20 +190,33 @@ describe('sign-up and enrolment at a school site', () => {
     assert.ok(confirmPage.includes('<h1>Confirm your email address</h1>'));
     assert.ok(confirmPage.includes('Confirm that <strong>nia@example.com</strong> is your email address'));
     assert.ok(
+      confirmPage.includes(
+        '<input id="password" name="password" type="password" autocomplete="current-password" required aria-describedby="password-hint">',
+      ),
+    );
+    assert.ok(
       confirmPage.includes('<button class="primary" type="submit">Confirm my email address</button>'),
     );
-    assert.equal(
-      (await findUserByEmail(t.runtime.db, 'nia@example.com'))?.unverified_school_id,
-      w.demo.schoolId,
-      'a GET changes nothing',
-    );
+    assert.equal(await findUserByEmail(t.runtime.db, 'nia@example.com'), undefined, 'a GET changes nothing');
     const fields = formFields(confirmPage, '/schools/demo/signup/confirm');
     const linkParams = new URL(link).searchParams;
     assert.deepEqual(
       [...fields].map(([k]) => k),
-      ['csrf_token', 'user', 'token', 'return_to'],
-      'the link’s token and this browser’s CSRF token (signing in from a form needs one: login CSRF)',
+      ['csrf_token', 'token', 'return_to'],
+      'the link’s token and this browser’s CSRF token (login CSRF); the password is typed',
     );
+    // Without the password chosen at sign-up, the button makes nothing: the form again, with why.
+    const noPassword = await other.postForm('/schools/demo/signup/confirm', fields);
+    assert.equal(noPassword.status, 422);
+    const again = await noPassword.text();
+    assert.ok(
+      again.includes(
+        '<p class="field-error" id="password-error">This is not the password chosen when signing up. If you did not sign up, ignore the email: no account is made.</p>',
+      ),
+    );
+    assert.ok(again.includes('aria-describedby="password-hint password-error" aria-invalid="true"'));
+    assert.equal(await findUserByEmail(t.runtime.db, 'nia@example.com'), undefined);
+    fields.set('password', 'a-long-password');
     assert.equal(fields.get('token'), linkParams.get('token'));
     // Posted from another site (no CSRF token of this browser), or with a tampered token: refused.
     const crossSite = await new Browser(t).postForm('/schools/demo/signup/confirm', fields);
@@ -175,31 +224,36 @@ describe('sign-up and enrolment at a school site', () => {
     const forgedFields = new URLSearchParams(fields);
     forgedFields.set('token', new URL(tampered).searchParams.get('token')!);
     assert.equal((await other.postForm('/schools/demo/signup/confirm', forgedFields)).status, 410);
-    assert.equal(
-      (await findUserByEmail(t.runtime.db, 'nia@example.com'))?.unverified_school_id,
-      w.demo.schoolId,
-    );
-    // The button (in the browser that opened the link) confirms, signs in and goes back to the course.
+    assert.equal(await findUserByEmail(t.runtime.db, 'nia@example.com'), undefined);
+    // The button (in the browser that opened the link) makes the account, signs in and goes back.
     const pressed = await other.postForm('/schools/demo/signup/confirm', fields);
     assert.equal(pressed.status, 303);
     assert.equal(locationOf(pressed), SQL);
-    assert.equal((await findUserByEmail(t.runtime.db, 'nia@example.com'))?.unverified_school_id, null);
+    const user = await findUserByEmail(t.runtime.db, 'nia@example.com');
+    assert.ok(user);
+    assert.deepEqual([user.name, user.unverified_school_id], ['Nia New', null], 'the email is proven');
+    const membership = await findMembership(t.runtime.db, w.demo.schoolId, user.id);
+    assert.deepEqual([membership?.roles, membership?.status], [['student'], 'active']);
     const page = await (await other.request(SQL)).text();
     assert.ok(page.includes('<a href="/schools/demo/learn">My courses</a>'));
     assert.ok(page.includes('<button class="secondary small" type="submit">Sign out</button>'));
     assert.ok(page.includes('<button class="primary" type="submit">Enrol</button>'));
     assert.ok(!page.includes('Sign up'));
-    // Pressed again (the link opened anew, elsewhere), it signs nobody in: it says the address is confirmed.
+    // Pressed again (the link opened anew, elsewhere), it signs nobody in and changes nothing.
     const stranger = new Browser(t);
-    const strangerPage = await stranger.request(link, { headers: { accept: 'text/html' } });
-    const strangerFields = formFields(await strangerPage.text(), '/schools/demo/signup/confirm');
-    const replay = await stranger.postForm('/schools/demo/signup/confirm', strangerFields);
+    const reopened = await stranger.request(link, { headers: { accept: 'text/html' } });
+    assert.equal(reopened.status, 303);
+    assert.equal(locationOf(reopened), '/schools/demo/signup/confirmed');
+    const replay = await stranger.postForm('/schools/demo/signup/confirm', {
+      csrf_token: await signUpCsrf(stranger),
+      token: linkParams.get('token')!,
+      return_to: SQL,
+    });
     assert.equal(replay.status, 303);
     assert.equal(locationOf(replay), '/schools/demo/signup/confirmed');
     assert.equal(stranger.cookies.size, 1, 'only the CSRF cookie: no session');
-    const done = await (await stranger.request('/schools/demo/signup/confirmed')).text();
-    assert.ok(done.includes('<h1>Email confirmed</h1>'));
-    assert.ok(done.includes('Thank you: your email address is confirmed.'));
+    await assertAlreadySignedUp(stranger);
+    assert.deepEqual(await findUserByEmail(t.runtime.db, 'nia@example.com'), user);
   });
 
   it('an address that has an account gets the same answer, byte for byte; its owner gets a mail instead', async () => {
@@ -209,8 +263,13 @@ describe('sign-up and enrolment at a school site', () => {
       const headers = [...res.headers].filter(([name]) => name !== 'x-request-id');
       return { status: res.status, headers, body: await res.text() };
     };
-    // The same address twice: new the first time, taken the second.
+    // The same address twice: new the first time, taken the second (its link pressed between).
     const fresh = await answer('twice@example.com');
+    const made = await press(
+      new Browser(t),
+      linkIn(await mailTo('twice@example.com', 'Confirm your email for Demo Academy'), CONFIRM),
+    );
+    assert.equal(made.status, 303);
     const taken = await answer('twice@example.com');
     assert.equal(fresh.status, 200);
     assert.deepEqual(taken, fresh);
@@ -242,9 +301,8 @@ describe('sign-up and enrolment at a school site', () => {
       notice.text.includes(`Forgot your password? Reset it here:\n${TEST_BASE_URL}/password-reset\n`),
     );
     assert.ok(!notice.text.includes('signup/confirm'), 'no link that would sign anyone in');
-    // The new address got its confirmation link; the second try at it, the notice.
+    // The new address got its confirmation link; the try after its account was made, the notice.
     await mailTo('brand-new@example.com', 'Confirm your email for Demo Academy');
-    await mailTo('twice@example.com', 'Confirm your email for Demo Academy');
     await mailTo('twice@example.com', 'Someone tried to sign up at Demo Academy with your email');
   });
 
@@ -318,25 +376,143 @@ describe('sign-up and enrolment at a school site', () => {
     assert.equal(locationOf(signup), SQL);
   });
 
-  it('an account trusted only at another school must confirm its email before enrolling here', async () => {
+  it('a password chosen at sign-up opens nothing before the link is pressed: sign-in cannot tell a new address from a taken one', async () => {
+    // OWASP Authentication Cheat Sheet, "Authentication and Error Messages": the answer must
+    // not say whether the account exists. Before, a new address signed in (303) where a taken
+    // one answered 401.
+    const answers = [];
+    for (const email of ['otto@example.com', 'student@example.com']) {
+      assert.equal(
+        (await signUp(new Browser(t), { name: 'Otto', email, password: 'otto-chose-this' })).status,
+        200,
+      );
+      const res = await signIn(new Browser(t), email, { password: 'otto-chose-this' });
+      const html = await res.text();
+      assert.ok(html.includes('Email or password is incorrect.'), email);
+      answers.push(res.status);
+    }
+    assert.deepEqual(answers, [401, 401]);
+    assert.equal(await findUserByEmail(t.runtime.db, 'otto@example.com'), undefined);
+  });
+
+  it('pre-account takeover: a sign-up made for someone else’s address gives its maker no account, session or password', async () => {
+    // "Pre-hijacked accounts" (Sudhodanan & Paverd, 2022): the attacker signs up the victim's
+    // address with a password of their own, before the victim does.
+    const attacker = new Browser(t);
+    const victimEmail = 'victim@example.org';
+    const subject = 'Confirm your email for Demo Academy';
+    const sent = () =>
+      smtp.messages.filter((m) => m.envelopeTo.includes(victimEmail) && m.subject === subject);
+    await signUp(attacker, { name: 'Vic Tim', email: victimEmail, password: 'attacker-pw-1' });
+    assert.equal((await signIn(attacker, victimEmail, { password: 'attacker-pw-1' })).status, 401);
+    const attackerLink = linkIn(await mailTo(victimEmail, subject), CONFIRM);
+    // The mailbox's owner presses that link (the reviewer's case): without the attacker's password
+    // it makes no account, so none can carry the attacker's password.
+    const misled = await press(new Browser(t), attackerLink, 'victims-own-pw');
+    assert.equal(misled.status, 422);
+    assert.equal(await findUserByEmail(t.runtime.db, victimEmail), undefined);
+    // The victim signs up too, before confirming: a fresh link comes.
+    const victim = new Browser(t);
+    await signUp(victim, { name: 'Victoria', email: victimEmail, password: 'victims-own-pw' });
+    await smtp.waitFor(() => sent().length === 2);
+    const victimLink = linkIn(sent()[1]!, CONFIRM);
+    assert.notEqual(victimLink, attackerLink);
+    assert.equal(await findUserByEmail(t.runtime.db, victimEmail), undefined);
+    // The victim presses the newer link: the account is theirs, with their password.
+    const pressed = await press(victim, victimLink, 'victims-own-pw');
+    assert.equal(pressed.status, 303);
+    assert.equal(locationOf(pressed), SQL);
+    const account = await findUserByEmail(t.runtime.db, victimEmail);
+    assert.equal(account?.name, 'Victoria');
+    // The older link never overrides the account the newer one made, and signs nobody in.
+    const late = new Browser(t);
+    const replay = await late.postForm('/schools/demo/signup/confirm', {
+      csrf_token: await signUpCsrf(late),
+      token: new URL(attackerLink).searchParams.get('token')!,
+      return_to: SQL,
+    });
+    assert.equal(replay.status, 303);
+    assert.equal(locationOf(replay), '/schools/demo/signup/confirmed');
+    assert.equal(late.cookies.size, 1, 'only the CSRF cookie: no session');
+    await assertAlreadySignedUp(late);
+    assert.deepEqual(await findUserByEmail(t.runtime.db, victimEmail), account);
+    assert.equal((await signIn(new Browser(t), victimEmail, { password: 'attacker-pw-1' })).status, 401);
+    assert.equal((await signIn(new Browser(t), victimEmail, { password: 'victims-own-pw' })).status, 303);
+    const attackerAccount = await attacker.request('/account', { headers: { accept: 'text/html' } });
+    assert.equal(attackerAccount.status, 302, 'the attacker has no session');
+  });
+
+  it('a link works only at the school it was made for, and only for seven days', async () => {
+    await signUp(new Browser(t), { name: 'Ola', email: 'ola@example.com', password: 'a-long-password' });
+    const link = linkIn(await mailTo('ola@example.com', 'Confirm your email for Demo Academy'), CONFIRM);
+    // The same link at Other School's address: the same "not valid" page, opened or posted.
+    const elsewhere = link.replace('/schools/demo/', '/schools/other/');
     const browser = new Browser(t);
-    const res = await signUp(
-      browser,
-      { name: 'Otto', email: 'otto@example.com', password: 'a-long-password' },
-      '/schools/other/',
-      'other',
+    const opened = await browser.request(elsewhere, { headers: { accept: 'text/html' } });
+    assert.equal(opened.status, 410);
+    assert.ok((await opened.text()).includes(NOT_VALID));
+    const csrf = formFields(await (await browser.request('/schools/other/signup')).text()).get('csrf_token')!;
+    const posted = await browser.postForm('/schools/other/signup/confirm', {
+      csrf_token: csrf,
+      token: new URL(link).searchParams.get('token')!,
+    });
+    assert.equal(posted.status, 410);
+    assert.ok((await posted.text()).includes(NOT_VALID));
+    assert.equal(browser.cookies.size, 1, 'no session');
+    assert.equal(await findUserByEmail(t.runtime.db, 'ola@example.com'), undefined);
+    // Seven days and a second later the link says it expired, opened or posted.
+    await t.clock.travel(7 * DAY + SECOND, async () => {
+      const expired = await browser.request(link, { headers: { accept: 'text/html' } });
+      assert.equal(expired.status, 410);
+      const html = await expired.text();
+      assert.ok(html.includes('<h1>Link expired</h1>'));
+      assert.ok(
+        html.includes(
+          'This confirmation link has expired (links work for seven days). Sign up again to get a new one.',
+        ),
+      );
+      assert.ok(html.includes('<a href="/schools/demo/signup">Sign up again</a>'));
+      const late = await browser.postForm('/schools/demo/signup/confirm', {
+        csrf_token: csrf,
+        token: new URL(link).searchParams.get('token')!,
+      });
+      assert.equal(late.status, 410);
+    });
+    assert.equal(await findUserByEmail(t.runtime.db, 'ola@example.com'), undefined);
+    // At its own school, in time, it works.
+    assert.equal((await press(browser, link)).status, 303);
+    const made = await findUserByEmail(t.runtime.db, 'ola@example.com');
+    assert.ok(made);
+    assert.deepEqual((await findMembership(t.runtime.db, w.demo.schoolId, made.id))?.roles, ['student']);
+  });
+
+  it('an account made from another school’s invitation link signs in as before, and confirms its email before enrolling here', async () => {
+    const handed = await createInvitation(t.runtime.db, w.other.schoolId, {
+      email: 'otto-invited@example.com',
+      roles: ['student'],
+      invitedByUserId: w.userId('other-owner@example.com'),
+      emailed: false,
+    });
+    const path = `/invitations/${handed.token}`;
+    const joining = new Browser(t);
+    const fields = formFields(await (await joining.request(path)).text(), path);
+    fields.set('name', 'Otto');
+    fields.set('password', 'a-long-password');
+    assert.equal((await joining.postForm(path, fields)).status, 303);
+    const made = await findUserByEmail(t.runtime.db, 'otto-invited@example.com');
+    assert.equal(made?.unverified_school_id, w.other.schoolId);
+    const browser = new Browser(t);
+    assert.equal(
+      (await signIn(browser, 'otto-invited@example.com', { password: 'a-long-password' })).status,
+      303,
     );
-    assert.equal(res.status, 200);
-    // Never confirmed, but the password works at sign-in.
-    assert.equal((await signIn(browser, 'otto@example.com', { password: 'a-long-password' })).status, 303);
     const page = await browser.request(SQL);
     const csrf = formFields(await page.text(), `${SQL}/enroll`).get('csrf_token')!;
     const refused = await browser.postForm(`${SQL}/enroll`, { csrf_token: csrf });
     assert.equal(refused.status, 403);
     assert.ok((await refused.text()).includes('<h1>Confirm your email first</h1>'));
-    const userId = (await findUserByEmail(t.runtime.db, 'otto@example.com'))!.id;
     assert.equal(
-      await findMembership(t.runtime.db, w.demo.schoolId, userId),
+      await findMembership(t.runtime.db, w.demo.schoolId, made!.id),
       undefined,
       'no membership here',
     );
@@ -458,7 +634,7 @@ describe('sign-up at a school site on a deployment without SMTP', () => {
     // The form of another page's token, posted anyway: the same refusal for a new and a taken address.
     const csrf = formFields(await (await browser.request('/schools/demo/courses')).text()).get('csrf_token');
     assert.equal(csrf, null, 'a signed-out page carries no token');
-    const tokenPage = await browser.request('/schools/demo/signup/confirm?user=x&token=y');
+    const tokenPage = await browser.request('/schools/demo/signup/confirm?token=y');
     assert.equal(tokenPage.status, 410);
     const answers = [];
     for (const email of ['nobody-yet@example.com', 'student@example.com']) {

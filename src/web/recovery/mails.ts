@@ -47,10 +47,14 @@ export async function passwordChangedMail(ctx: AppContext, user: User): Promise<
 
 /**
  * Sends without holding the request: the answer must not wait for (or time) the SMTP server.
- * A failure is logged with the recipient's id and subject only, never the message (it holds
- * one-time links).
+ * A failure is logged with the recipient's id (none before an account exists) and subject only,
+ * never the message (it holds one-time links).
  */
-export function sendInBackground(ctx: AppContext, userId: string, message: Promise<MailMessage>): void {
+export function sendInBackground(
+  ctx: AppContext,
+  userId: string | null,
+  message: Promise<MailMessage>,
+): void {
   message
     .then((m) =>
       ctx.mailer.send(m).catch((err: unknown) => {

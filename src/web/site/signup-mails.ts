@@ -8,30 +8,29 @@ import type { AppContext } from '../../http/context.ts';
 import { composeMail } from '../../mail/compose.ts';
 import type { MailMessage } from '../../mail/mailer.ts';
 import { signInHref } from './kit.ts';
-import { signFor } from './signing.ts';
 
-/** How long the email confirmation link works. */
-const CONFIRMATION_LIFETIME_SECONDS = 7 * 24 * 3600;
-
-/** The link that confirms `user`'s email at the school's site and signs them in. */
-export function confirmationLink(ctx: AppContext, site: PublicSite, user: User, returnTo: string): string {
-  const token = signFor(ctx, 'signup-confirm', `${user.id}:${user.email}`, CONFIRMATION_LIFETIME_SECONDS);
+/** The link that makes the pending sign-up's account at the school's site and signs them in. */
+export function confirmationLink(ctx: AppContext, site: PublicSite, token: string, returnTo: string): string {
   const link = new URL(`/schools/${site.subdomain}/signup/confirm`, ctx.config.baseUrl);
-  link.searchParams.set('user', user.id);
   link.searchParams.set('token', token);
   link.searchParams.set('return_to', returnTo);
   return link.toString();
 }
 
 /** The mail to a new address: open the link to confirm it and finish signing up. */
-export function confirmationMail(site: PublicSite, user: User, link: string): Promise<MailMessage> {
-  return composeMail(user.email, site.name, `Confirm your email for ${site.name}`, [
-    { text: `Hello ${user.name},` },
+export function confirmationMail(
+  site: PublicSite,
+  name: string,
+  email: string,
+  link: string,
+): Promise<MailMessage> {
+  return composeMail(email, site.name, `Confirm your email for ${site.name}`, [
+    { text: `Hello ${name},` },
     {
       text: `Welcome to ${site.name}. To confirm that this is your email address and finish signing up, open this link within seven days:`,
       link,
     },
-    { text: 'If you did not sign up, ignore this email: nobody can use the account at other schools.' },
+    { text: 'If you did not sign up, ignore this email: no account is made until the link is used.' },
   ]);
 }
 

@@ -1,10 +1,9 @@
 /**
  * Sign-up at a school's site (`/schools/<subdomain>/signup`): name, email and password. The answer
  * is the same page whatever the email ("Check your email", docs/security.md): a new address gets
- * an account, a student membership of the school and a mail whose link confirms the address and
- * signs the person in (signup-confirm.ts); an address that has an account gets its owner a mail
- * instead, to sign in or reset the password. Until the link is opened the account is trusted at
- * this school only (`users.unverified_school_id`). Who may sign up is the domain's rule
+ * a mail whose link makes the account and its student membership of the school and signs the
+ * person in (signup-confirm.ts); no account exists before. An address that has an account gets
+ * its owner a mail instead, to sign in or reset the password. Who may sign up is the domain's rule
  * (domain/school/sign-up.ts): the school can close it, and a deployment without SMTP takes none.
  */
 import { html } from 'hono/html';
@@ -178,16 +177,26 @@ export async function submitSignUp(ctx: AppContext, c: SiteContext): Promise<Res
   }
   // Hashed for a taken address too, so the answer takes as long either way.
   const passwordHash = await hashPassword(account.password);
-  const outcome = await signUpAtSchool(ctx.db, req.site.id, { ...account, passwordHash });
+  const outcome = await signUpAtSchool(
+    { db: ctx.db, secret: ctx.config.secret, now: ctx.clock.now() },
+    req.site.id,
+    { ...account, passwordHash },
+  );
+  const email = outcome.kind === 'pending' ? outcome.email : outcome.user.email;
   const mails = await ctx.throttle.reserve([
-    { key: `site-signup:mail:${outcome.user.email}`, limit: MAILS_PER_EMAIL, windowSeconds: WINDOW_SECONDS },
+    { key: `site-signup:mail:${email}`, limit: MAILS_PER_EMAIL, windowSeconds: WINDOW_SECONDS },
   ]);
   if (mails.retryAfter === 0) {
     const mail =
-      outcome.kind === 'created'
-        ? confirmationMail(req.site, outcome.user, confirmationLink(ctx, req.site, outcome.user, returnTo))
+      outcome.kind === 'pending'
+        ? confirmationMail(
+            req.site,
+            account.name,
+            email,
+            confirmationLink(ctx, req.site, outcome.token, returnTo),
+          )
         : alreadySignedUpMail(ctx, req.site, outcome.user);
-    sendInBackground(ctx, outcome.user.id, mail);
+    sendInBackground(ctx, outcome.kind === 'pending' ? null : outcome.user.id, mail);
   }
   return sendSitePage(c, req, 200, 'Check your email', checkYourEmail(req, values.email, returnTo), {
     current: 'signup',
