@@ -67,7 +67,7 @@ type AnyDef = any;
 const defOf = (s: z.ZodType): AnyDef => s._zod.def;
 
 /** The field's rule without wrappers (and the input side of a pipe), with what they said. */
-function unwrap(schema: z.ZodType) {
+export function unwrap(schema: z.ZodType) {
   let s = schema;
   let optional = false;
   let nullable = false;
@@ -178,6 +178,16 @@ function kindOf(key: string, schema: z.ZodType): FieldKind {
     default:
       return { k: 'other' };
   }
+}
+
+/** The variant of an object a value is (by its discriminator), or undefined when it names none. */
+export function variantOf(
+  kind: Extract<FieldKind, { k: 'object' }>,
+  value: Readonly<Record<string, unknown>> | undefined,
+) {
+  if (!kind.discriminator) return kind.variants[0];
+  const tag = value?.[kind.discriminator];
+  return kind.variants.find((v) => v.tag === tag);
 }
 
 /** Everything a form needs to know of one field. */

@@ -18,19 +18,19 @@ import {
   type FieldInfo,
   type FieldKind,
   fieldInfo,
-  formatInstant,
-  formatMoney,
   hintOf,
   isIgnoredField,
   itemLabel,
   labelOf,
   moneyInputValue,
   type ObjectVariant,
-  schemaAt,
   shapeOf,
   supported,
+  variantOf,
 } from './fields-schema.ts';
 
+export { displayValue } from './field-display.ts';
+export { fieldErrorsOf } from './field-errors.ts';
 export { readFields } from './fields-read.ts';
 export { type FieldContext, hintOf, labelOf };
 
@@ -261,13 +261,6 @@ function renderField(
   return html`${labelHtml}<input type="${type}" id="${id}" name="${name}" value="${current}"${type === 'email' ? raw(' autocomplete="email"') : ''}${attrs}>${after}`;
 }
 
-/** The variant of an object a value is (by its discriminator), or undefined when it names none. */
-function variantOf(kind: Extract<FieldKind, { k: 'object' }>, value: Values | undefined) {
-  if (!kind.discriminator) return kind.variants[0];
-  const tag = value?.[kind.discriminator];
-  return kind.variants.find((v) => v.tag === tag);
-}
-
 /** The fields of every variant, once each, with the variants that use them (for an empty row). */
 function mergedShape(variants: readonly ObjectVariant[], discriminator: string) {
   const out = new Map<string, { schema: z.ZodType; tags: string[] }>();
@@ -405,221 +398,4 @@ export function formFields(
   const rest =
     left.length > 0 ? notice('error', html`${left.map(([, m], i) => html`${i > 0 ? ' ' : ''}${m}`)}`) : '';
   return html`${rest}${parts}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-/** zod's messages (as the API passes them on) and how a sentence about a field says each. */
-const SENTENCES: readonly [RegExp, (m: RegExpExecArray) => string][] = [
-  [/received undefined$|^Required$/i, () => 'is required'],
-  [/^Invalid input: expected number/, () => 'must be a number'],
-  [/^Invalid input: expected (int|integer)/, () => 'must be a whole number'],
-  [/^Invalid input: expected boolean/, () => 'must be yes or no'],
-  [/^Invalid input: expected array/, () => 'must be a list'],
-  [/^Too small: expected number to be >=\s*(-?[\d.]+)$/, (r) => `must be at least ${r[1]}`],
-  [/^Too small: expected number to be >\s*(-?[\d.]+)$/, (r) => `must be more than ${r[1]}`],
-  [/^Too big: expected number to be <=\s*(-?[\d.]+)$/, (r) => `must be at most ${r[1]}`],
-  [/^Too big: expected number to be <\s*(-?[\d.]+)$/, (r) => `must be less than ${r[1]}`],
-  [
-    /^Too small: expected string to have >=\s*(\d+) characters?$/,
-    (r) => (r[1] === '1' ? 'must not be empty' : `must have at least ${r[1]} characters`),
-  ],
-  [
-    /^Too big: expected string to have <=\s*(\d+) characters?$/,
-    (r) => `must have at most ${r[1]} characters`,
-  ],
-  [
-    /^Too small: expected array to have >=\s*(\d+) items?$/,
-    (r) => (r[1] === '1' ? 'must have at least one item' : `must have at least ${r[1]} items`),
-  ],
-  [/^Too big: expected array to have <=\s*(\d+) items?$/, (r) => `can have at most ${r[1]} items`],
-  [
-    /^Invalid option: expected one of (.+)$/,
-    (r) =>
-      `must be one of ${r[1]
-        .split('|')
-        .map((o) => enumWord(o.replace(/^"|"$/g, '')))
-        .join(', ')}`,
-  ],
-  [/^Invalid email/i, () => 'must be an email address'],
-  [/^Invalid (ISO )?datetime/i, () => 'must be a date and time'],
-  [/^Invalid (ISO )?date/i, () => 'must be a date'],
-  [/^Invalid URL/i, () => 'must be a web address (URL)'],
-  [/^Invalid string: must match pattern/i, () => 'is not in the right form'],
-  [/^Invalid input(: .*)?$/i, () => 'is not valid'],
-];
-
-/** zod's and the domain's messages as the end of a sentence about a field. */
-function sentenceOf(message: string): string {
-  const m = message.trim().replace(/\.$/, '');
-  for (const [pattern, say] of SENTENCES) {
-    const r = pattern.exec(m);
-    if (r) return say(r);
-  }
-  return m.charAt(0).toLowerCase() + m.slice(1);
-}
-
-/** Whether a sentence about a field can start with its label ("must…", "is…", "can…"). */
-const followsLabel = (s: string) =>
-  /^(must|is|are|can|cannot|has|have|should|may|was|already|does)\b/.test(s);
-
-/** What lets fieldErrorsOf say an amount's bounds as money: the body's schema and the school's ways. */
-export interface FieldErrorOptions {
-  readonly schema?: z.ZodType;
-  readonly fc?: FieldContext;
-  /** The values sent, for the currency the body names. */
-  readonly values?: Readonly<Record<string, unknown>>;
-}
-
-/**
- * A refused operation's field errors keyed by form field name (`body.price_amount` →
- * `price_amount`, `body.blocks.2.text` → `blocks.2.text`), each a sentence with the field's
- * label ("Price must be at least 0."); what names no field goes under `''` (the form's error).
- */
-export function fieldErrorsOf(
-  err: { errors?: readonly { field: string; message: string }[]; detail?: string; title: string },
-  options: FieldErrorOptions = {},
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  const add = (key: string, text: string) => {
-    out[key] = Object.hasOwn(out, key) && !out[key].includes(text) ? `${out[key]} ${text}` : text;
-  };
-  for (const e of err.errors ?? []) {
-    const key = e.field.replace(/^(body|query|params)(\.|$)/, '');
-    if (e.message === 'is not a known field' || key === '') {
-      add(
-        '',
-        key === ''
-          ? `${sentence(sentenceOf(e.message))}`
-          : 'The form sent a field this operation does not take.',
-      );
-      continue;
-    }
-    const named = [...key.split('.')].reverse().find((p) => !/^\d+$/.test(p)) ?? key;
-    let rest = sentenceOf(e.message);
-    const { schema, fc } = options;
-    const rule = schema && schemaAt(schema, key);
-    if (rule && fc && fieldInfo(named, rule).kind.k === 'money') {
-      // An amount's bounds are in minor units on the wire; a person reads them as money.
-      const currency = currencyOf(options.values, fc);
-      rest = rest.replace(/\b\d+\b/g, (n) => formatMoney(Number(n), currency, fc.locale));
-    }
-    const row = /\.(\d+)$/.exec(key);
-    const label = row ? `${itemLabel(named)} ${Number(row[1]) + 1}` : labelOf(named);
-    add(key, followsLabel(rest) ? `${label} ${rest}.` : `${label}: ${rest}.`);
-  }
-  if ((err.errors ?? []).length === 0) add('', err.detail ?? err.title);
-  return out;
-}
-
-const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}`;
-
-// ---------------------------------------------------------------------------------------------
-// Display
-
-const DASH = html`<span class="muted">—</span>`;
-
-/** Options of displayValue: the field's name (for money and percent by name) and the currency. */
-export interface DisplayOptions {
-  readonly key?: string;
-  /** The currency of a money value (an object's own `currency` is used for its fields). */
-  readonly currency?: string;
-}
-
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
-
-function displayNumber(
-  kind: FieldKind | undefined,
-  value: number,
-  fc: FieldContext,
-  currency: string,
-): string {
-  if (kind?.k === 'money') return formatMoney(value, currency, fc.locale);
-  if (kind?.k === 'number' && kind.percent)
-    return new Intl.NumberFormat(fc.locale, { style: 'percent', maximumFractionDigits: 2 }).format(
-      value / 100,
-    );
-  return new Intl.NumberFormat(fc.locale).format(value);
-}
-
-function displayObject(shape: Record<string, z.ZodType> | undefined, value: Values, fc: FieldContext): Html {
-  const currency = currencyOf(value, fc);
-  const keys = shape && Object.keys(shape).length > 0 ? Object.keys(shape) : Object.keys(value);
-  return html`<dl>${keys.map(
-    (k) => html`<dt>${labelOf(k)}</dt><dd>${display(shape?.[k], value[k], fc, { key: k, currency }, 1)}</dd>`,
-  )}</dl>`;
-}
-
-function display(
-  schema: z.ZodType | undefined,
-  value: unknown,
-  fc: FieldContext,
-  options: DisplayOptions,
-  depth: number,
-): Html {
-  if (value === null || value === undefined || value === '') return DASH;
-  const key = options.key ?? '';
-  const info = schema ? fieldInfo(key, schema) : undefined;
-  const kind = info?.kind;
-  const currency = options.currency ?? fc.currency;
-  if (typeof value === 'boolean') return html`${value ? 'Yes' : 'No'}`;
-  if (typeof value === 'number') {
-    const k = kind ?? (/(^|_)amount(_|$)/.test(key) ? ({ k: 'money' } as const) : undefined);
-    const percent = !kind && /(^|_)percent(_|$)/.test(key);
-    return html`${displayNumber(percent ? { k: 'number', int: true, percent: true } : k, value, fc, currency)}`;
-  }
-  if (typeof value === 'string') {
-    if (kind?.k === 'enum' || kind?.k === 'literal') return html`${enumWord(value)}`;
-    if (
-      kind?.k === 'datetime' ||
-      (!kind && ISO_INSTANT.test(value)) ||
-      (kind?.k === 'text' && ISO_INSTANT.test(value))
-    )
-      return html`<time datetime="${value}">${formatInstant(value, fc)}</time>`;
-    if (kind?.k === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(value))
-      return html`${new Intl.DateTimeFormat(fc.locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(Date.parse(value))}`;
-    if ((kind?.k === 'text' && kind.input === 'url') || (!kind && /^https?:\/\/\S+$/.test(value)))
-      return /^https?:\/\//i.test(value)
-        ? html`<a href="${value}" rel="noopener noreferrer">${value}</a>`
-        : html`${value}`;
-    if (kind?.k === 'text' && kind.long && value.includes('\n'))
-      return html`<span class="prose">${value}</span>`;
-    return html`${value}`;
-  }
-  if (depth > 6) return html`…`;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return DASH;
-    const item = kind?.k === 'list' && schema ? elementOf(schema) : undefined;
-    if (value.every((v) => typeof v !== 'object' || v === null))
-      return html`${value.map((v, i) => html`${i > 0 ? ', ' : ''}${display(item, v, fc, { key, currency }, depth + 1)}`)}`;
-    return html`<ol>${value.map((v) => html`<li>${display(item, v, fc, { key, currency }, depth + 1)}</li>`)}</ol>`;
-  }
-  if (isRecord(value)) {
-    let shape: Record<string, z.ZodType> | undefined;
-    if (kind?.k === 'object') shape = { ...variantOf(kind, value)?.shape };
-    return displayObject(shape, value, fc);
-  }
-  return html`${String(value)}`;
-}
-
-/** The element schema of a list schema (through wrappers). */
-function elementOf(schema: z.ZodType): z.ZodType | undefined {
-  const inner = fieldInfo('', schema).inner;
-  // biome-ignore lint/suspicious/noExplicitAny: the element of a zod array definition
-  return (inner._zod.def as any).element as z.ZodType | undefined;
-}
-
-/**
- * One value for a detail page or list cell, as a person reads it: money formatted in the
- * currency, instants in the school's zone, booleans Yes/No, enums as words, lists and nested
- * objects readable, nothing as "—". `schema` may be undefined: the value's own type decides then.
- */
-export function displayValue(
-  schema: z.ZodType | undefined,
-  value: unknown,
-  fc: FieldContext,
-  options: DisplayOptions = {},
-): Html {
-  return display(schema, value, fc, options, 0);
 }

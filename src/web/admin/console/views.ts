@@ -10,7 +10,8 @@ import type { Html } from '../../layout.ts';
 import { confirmForm, csrfField, notice, type Viewer } from '../../shared/page-kit.ts';
 import { type Area, areaNav, areaPath } from '../area.ts';
 import { mayRun } from '../console-kit.ts';
-import { displayValue, type FieldContext, formFields } from './fields.ts';
+import { displayValue } from './field-display.ts';
+import { type FieldContext, formFields } from './fields.ts';
 import { enumWord, fieldInfo, labelOf, shapeOf } from './fields-schema.ts';
 import {
   type ActionOperation,
