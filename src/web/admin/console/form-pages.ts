@@ -78,7 +78,7 @@ export function createItem(group: ConsoleGroup): Handler {
     } catch (err) {
       if (!(err instanceof ProblemError) || err.status >= 500) throw err;
       if (err.status === 403) throw refused(c, group, err, 'Not allowed');
-      return again(read.body, formErrors(group, err));
+      return again(read.body, formErrors(group, err, { schema, fc, values: read.body }));
     }
   };
 }
@@ -148,7 +148,11 @@ export function saveEdit(group: ConsoleGroup): Handler {
           theirs: found.item,
         });
       }
-      return editForm(c, group, found, 422, { values: read.body, errors: formErrors(group, err), etag });
+      return editForm(c, group, found, 422, {
+        values: read.body,
+        errors: formErrors(group, err, { schema, fc, values: read.body }),
+        etag,
+      });
     }
   };
 }

@@ -10,7 +10,7 @@ import { PageRefusal } from '../../shared/refusal.ts';
 import type { Area } from '../area.ts';
 import type { ConsoleContext } from '../console-env.ts';
 import { runForConsole } from '../console-kit.ts';
-import { fieldErrorsOf } from './field-errors.ts';
+import { type FieldErrorOptions, fieldErrorsOf } from './field-errors.ts';
 import type { FieldContext } from './fields-schema.ts';
 import { fieldInfo, shapeOf } from './fields-schema.ts';
 import { CHOICES_LIMIT, type ConsoleGroup, type Item, sourcesOf } from './registry.ts';
@@ -164,11 +164,18 @@ export function formValuesOf(group: ConsoleGroup, item: Item): Item {
   return out;
 }
 
-/** A refused form's errors by field; a refusal without fields is said above the form. */
-export function formErrors(group: ConsoleGroup, err: ProblemError): Record<string, string> {
+/**
+ * A refused form's errors by field (an amount's bounds as money, read with the body's schema);
+ * a refusal without fields is said above the form.
+ */
+export function formErrors(
+  group: ConsoleGroup,
+  err: ProblemError,
+  options: FieldErrorOptions = {},
+): Record<string, string> {
   if (err.code === 'idempotency_key_reused') {
     return { '': `This form was already used to create a ${group.noun}. Open a new form to create another.` };
   }
-  const errors = fieldErrorsOf(err);
+  const errors = fieldErrorsOf(err, options);
   return Object.keys(errors).length > 0 ? errors : { '': err.detail ?? err.title };
 }
