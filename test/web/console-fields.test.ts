@@ -778,12 +778,17 @@ describe('console fields: errors, labels, hints and values in words', () => {
     const course = body('courses.create') as z.ZodObject;
     assert.equal(await show(course.shape.price_amount as z.ZodType, 4900, EUR, 'price_amount'), '€49.00');
     assert.equal(await show(course.shape.price_amount as z.ZodType, 4900, JPY, 'price_amount'), '￥4,900');
-    assert.equal(await show(undefined, 4900, { ...EUR, locale: 'de-DE' }, 'amount_off'), '49,00\u00a0€');
+    // What a value is comes from its rule's declaration, never from its field's name.
+    const coupon = body('coupons.create') as z.ZodObject;
+    const amountOff = coupon.shape.amount_off as z.ZodType;
+    assert.equal(await show(amountOff, 4900, { ...EUR, locale: 'de-DE' }, 'amount_off'), '49,00\u00a0€');
+    assert.equal(await show(undefined, 4900, { ...EUR, locale: 'de-DE' }, 'amount_off'), '4.900');
     assert.equal(await show(course.shape.status as z.ZodType, 'published'), 'Published');
     assert.equal(await show(undefined, true), 'Yes');
     assert.equal(await show(undefined, false), 'No');
     assert.equal(await show(undefined, null), '<span class="muted">—</span>');
-    assert.equal(await show(undefined, 25, EUR, 'percent_off'), '25%');
+    assert.equal(await show(coupon.shape.percent_off as z.ZodType, 25, EUR, 'percent_off'), '25%');
+    assert.equal(await show(undefined, 25, EUR, 'percent_off'), '25');
     assert.equal(
       await show(undefined, '2026-07-01T10:00:00.000Z'),
       '<time datetime="2026-07-01T10:00:00.000Z">1 Jul 2026, 12:00</time>',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import {
   deleteStoredFile,
@@ -21,7 +22,9 @@ const FileSchema = named(
     content_type: z.string(),
     size_bytes: z.number().int(),
     sha256: z.string().describe('Hex SHA-256 of the bytes.'),
-    url: z.string().describe('Where the bytes are read back (operator token with `storage:write`).'),
+    url: declare(z.string(), { kind: 'url' }).describe(
+      'Where the bytes are read back (operator token with `storage:write`).',
+    ),
     created_at: Timestamp,
   }),
   'A file in the school’s file store.',

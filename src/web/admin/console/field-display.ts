@@ -31,7 +31,7 @@ function currencyOf(values: Values | undefined, fc: FieldContext): string {
 
 const DASH = html`<span class="muted">—</span>`;
 
-/** Options of displayValue: the field's name (for money and percent by name) and the currency. */
+/** Options of displayValue: the field's name and the currency of its money. */
 export interface DisplayOptions {
   readonly key?: string;
   /** The currency of a money value (an object's own `currency` is used for its fields). */
@@ -76,9 +76,7 @@ function display(
   const currency = options.currency ?? fc.currency;
   if (typeof value === 'boolean') return html`${value ? 'Yes' : 'No'}`;
   if (typeof value === 'number') {
-    const k = kind ?? (/(^|_)amount(_|$)/.test(key) ? ({ k: 'money' } as const) : undefined);
-    const percent = !kind && /(^|_)percent(_|$)/.test(key);
-    return html`${displayNumber(percent ? { k: 'number', int: true, percent: true } : k, value, fc, currency)}`;
+    return html`${displayNumber(kind, value, fc, currency)}`;
   }
   if (typeof value === 'string') {
     if (kind?.k === 'enum' || kind?.k === 'literal') return html`${enumWord(value)}`;

@@ -4,7 +4,8 @@
  * repeats a rule the schema states. Also the words a person reads: labels, hints, enum words.
  */
 import { z } from 'zod';
-import { HttpUrl, MAX_AMOUNT, ruleWording } from '../../../domain/kernel/fields.ts';
+import { declarationOf, type FieldMeta } from '../../../domain/kernel/field-meta.ts';
+import { ruleWording } from '../../../domain/kernel/fields.ts';
 
 /** The school's conventions every field is shown and read in. */
 export interface FieldContext {
@@ -29,6 +30,8 @@ export type FieldKind =
       readonly min?: number;
       readonly max?: number;
       readonly acceptsEmpty: boolean;
+      /** What the text is, as its rule declares (a currency, a time zone): its own control. */
+      readonly declared?: 'currency' | 'time_zone';
     }
   | { readonly k: 'money' }
   | {
@@ -59,6 +62,8 @@ export interface FieldInfo {
   readonly description?: string;
   /** The value the schema puts in when the field is left out. */
   readonly defaultValue?: unknown;
+  /** Kept for older clients and ignored (declared): forms leave it out. */
+  readonly ignored: boolean;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: zod's internals are reached through `_zod.def`
@@ -102,36 +107,36 @@ export function unwrap(schema: z.ZodType) {
   return { inner: s, optional, nullable, description, email, seen, defaultValue };
 }
 
-const LONG_TEXT = new Set(['description', 'body', 'bio', 'content', 'text', 'markdown']);
-
-/** Keys whose values are money of the school's (or the body's) currency. */
-function isMoneyKey(key: string): boolean {
-  return /(^|_)amount(_|$)/.test(key);
+/** What the field's rule declares it is (domain/kernel/field-meta.ts), the outermost saying first. */
+function declared(seen: readonly z.ZodType[]): FieldMeta {
+  const metas = seen.map(declarationOf).filter((m): m is FieldMeta => m !== undefined);
+  return { kind: metas.find((m) => m.kind)?.kind, ignored: metas.some((m) => m.ignored) };
 }
 
 function kindOf(key: string, schema: z.ZodType): FieldKind {
   const { inner, email, seen } = unwrap(schema);
   const def = defOf(inner);
+  const { kind: declaredKind } = declared(seen);
   switch (def.type) {
     case 'string': {
       const s = inner as z.ZodString;
       const format = (s as { format?: string | null }).format ?? undefined;
       if (format === 'datetime') return { k: 'datetime' };
       if (format === 'date') return { k: 'date' };
-      const isUrl =
-        format === 'url' || seen.some((x) => defOf(x) === defOf(HttpUrl)) || /(^|_)url$/.test(key);
+      const isUrl = format === 'url' || declaredKind === 'url';
       const min = s.minLength ?? undefined;
       const max = s.maxLength ?? undefined;
       const input = email || format === 'email' ? 'email' : isUrl ? 'url' : 'text';
       // An empty text is a value only where the rule takes one (a description, not a code).
       const acceptsEmpty = input === 'text' && inner.safeParse('').success;
-      const long = input === 'text' && (LONG_TEXT.has(key) || (max ?? 0) >= 1000);
-      return { k: 'text', input, long, min, max, acceptsEmpty };
+      // Declared long, or allowed long enough that one line would not hold it.
+      const long = input === 'text' && (declaredKind === 'long_text' || (max ?? 0) >= 1000);
+      const role = declaredKind === 'currency' || declaredKind === 'time_zone' ? declaredKind : undefined;
+      return { k: 'text', input, long, min, max, acceptsEmpty, declared: role };
     }
     case 'number': {
       const n = inner as z.ZodNumber;
-      const max = n.maxValue ?? undefined;
-      if (max === MAX_AMOUNT || isMoneyKey(key)) return { k: 'money' };
+      if (declaredKind === 'money') return { k: 'money' };
       // A safe integer's own bounds say nothing a person needs.
       const finite = (v: number | null) =>
         v === null || Math.abs(v) >= Number.MAX_SAFE_INTEGER ? undefined : v;
@@ -140,7 +145,7 @@ function kindOf(key: string, schema: z.ZodType): FieldKind {
         int: n.isInt === true,
         min: finite(n.minValue),
         max: finite(n.maxValue),
-        percent: /(^|_)percent(_|$)/.test(key),
+        percent: declaredKind === 'percent',
       };
     }
     case 'boolean':
@@ -201,6 +206,7 @@ export function fieldInfo(key: string, schema: z.ZodType): FieldInfo {
     kind: kindOf(key, schema),
     description: u.description,
     defaultValue: u.defaultValue,
+    ignored: declared(u.seen).ignored === true,
   };
 }
 
@@ -233,11 +239,11 @@ export function schemaAt(schema: z.ZodType, name: string): z.ZodType | undefined
 }
 
 /**
- * Fields the API keeps only so older clients are not refused ("Accepted for compatibility and
- * ignored"): a form that showed them would ask for something that does nothing.
+ * Fields the API keeps only so older clients are not refused, declared ignored: a form that
+ * showed them would ask for something that does nothing.
  */
 export function isIgnoredField(info: FieldInfo): boolean {
-  return /\bignored\b/i.test(info.description ?? '');
+  return info.ignored;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,7 +333,7 @@ export function hintOf(key: string, schema: z.ZodType): string | undefined {
   if (!text) {
     // A named rule (a slug, a colour) says what it takes; an email, URL or currency needs no hint.
     const k = info.kind;
-    if (k.k === 'text' && k.input === 'text' && key !== 'currency') {
+    if (k.k === 'text' && k.input === 'text' && k.declared !== 'currency') {
       const wording = ruleWording.get(defOf(info.inner));
       if (wording?.startsWith('must be ')) text = wording.slice('must be '.length);
     }

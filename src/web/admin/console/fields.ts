@@ -232,9 +232,9 @@ function renderField(
     const options = kind.options.map((o) => ({ value: o, label: enumWord(o) }));
     return html`${labelHtml}${select(id, name, options, current, !required, attrs)}${after}`;
   }
-  if (kind.k === 'text' && info.key === 'currency')
+  if (kind.k === 'text' && kind.declared === 'currency')
     return html`${labelHtml}${select(id, name, currencyChoices(fc.locale), current, !required, attrs)}${after}`;
-  if (kind.k === 'text' && info.key === 'timezone')
+  if (kind.k === 'text' && kind.declared === 'time_zone')
     return html`${labelHtml}${select(id, name, timeZoneChoices(), current, !required, attrs)}${after}`;
   if (kind.k === 'money') {
     const currency = currencyOf(siblings, fc);
