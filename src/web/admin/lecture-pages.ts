@@ -8,15 +8,9 @@ import { quizFromMarkdown } from '../../domain/catalog/quiz.ts';
 import { sendAreaPage } from '../shared/page-kit.ts';
 import { type ConsoleEnv, postedForm, staff } from './console-env.ts';
 import { courseOf, coursePage, done, editor, lectureOf, run, sectionOf } from './curriculum-kit.ts';
-import {
-  chooseTypePage,
-  deleteLecturePage,
-  isLectureType,
-  type LectureType,
-  type LectureValues,
-  valuesOf,
-} from './curriculum-views.ts';
+import { deleteLecturePage, isLectureType, type LectureType } from './curriculum-views.ts';
 import { lectureForm, saveLecture } from './lecture-save.ts';
+import { chooseTypePage, type LectureValues, valuesOf } from './lecture-views.ts';
 
 const blank = (type: LectureType): LectureValues => ({
   title: '',

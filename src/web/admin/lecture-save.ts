@@ -22,13 +22,10 @@ import {
   fitted,
   isLectureType,
   LECTURE_TITLE_MAX,
-  type LectureForm,
   type LectureType,
-  type LectureValues,
-  lecturePage,
-  QUIZ_LIMITS,
 } from './curriculum-views.ts';
 import { schoolFiles, uploadRefusal, uploadThroughConsole } from './files-pages.ts';
+import { type LectureForm, type LectureValues, lecturePage, QUIZ_LIMITS } from './lecture-views.ts';
 
 const USED_LECTURE_FORM = 'this form was already used to add a lecture. Open a new form to add another.';
 const NOT_UPLOADED = { upload: 'Choose the file again: it was not uploaded.' };

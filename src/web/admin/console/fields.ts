@@ -12,6 +12,17 @@ import type { Html } from '../../layout.ts';
 import { notice } from '../../shared/page-kit.ts';
 import { toLocalInput } from '../../shared/school-format.ts';
 import {
+  type Choice,
+  checkboxList,
+  currencyChoices,
+  describedBy,
+  errorP,
+  hintP,
+  labelText,
+  select,
+  timeZoneChoices,
+} from './field-controls.ts';
+import {
   currencyAffix,
   enumWord,
   type FieldContext,
@@ -25,7 +36,6 @@ import {
   moneyInputValue,
   type ObjectVariant,
   shapeOf,
-  supported,
   variantOf,
 } from './fields-schema.ts';
 
@@ -33,12 +43,6 @@ export { displayValue } from './field-display.ts';
 export { fieldErrorsOf } from './field-errors.ts';
 export { readFields } from './fields-read.ts';
 export { type FieldContext, hintOf, labelOf };
-
-/** One choice of a reference field: the id sent and the name shown. */
-interface Choice {
-  readonly value: string;
-  readonly label: string;
-}
 
 /** What a form may add to what the schema says. */
 export interface FieldOptions {
@@ -108,21 +112,6 @@ function currencyOf(values: Values | undefined, fc: FieldContext): string {
   return typeof c === 'string' && /^[A-Z]{3}$/.test(c) ? c : fc.currency;
 }
 
-const describedBy = (ids: readonly (string | undefined)[]) => {
-  const list = ids.filter(Boolean).join(' ');
-  return list ? html` aria-describedby="${list}"` : '';
-};
-
-const hintP = (id: string, hint: string | undefined) =>
-  hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : '';
-
-const errorP = (id: string, error: string | undefined) =>
-  error ? html`<p class="field-error" id="${id}-error">${error}</p>` : '';
-
-function labelText(label: string, required: boolean): Html {
-  return required ? html`${label} <span class="muted">(required)</span>` : html`${label}`;
-}
-
 /** The text a control shows for `value` of a field of `kind`. */
 function inputValue(kind: FieldKind, value: unknown, fc: FieldContext, currency: string): string {
   if (value === undefined || value === null) return '';
@@ -134,40 +123,30 @@ function inputValue(kind: FieldKind, value: unknown, fc: FieldContext, currency:
   return '';
 }
 
-/** A select of `options` (value, words), with an empty "—" first when it may be left empty. */
-function select(
+/** An amount's text box with the currency's symbol on the side the locale puts it. */
+function moneyInput(
   id: string,
   name: string,
-  options: readonly Choice[],
   current: string,
-  empty: boolean,
-  attrs: Html | string,
+  symbol: string,
+  before: boolean,
+  attrs: Html,
 ): Html {
-  const known = options.some((o) => o.value === current);
-  const list = !known && current ? [...options, { value: current, label: current }] : options;
-  return html`<select id="${id}" name="${name}"${attrs}>${empty || !current ? html`<option value="">—</option>` : ''}${list.map(
-    (o) => html`<option value="${o.value}"${o.value === current ? raw(' selected') : ''}>${o.label}</option>`,
-  )}</select>`;
+  const affix = html`<span class="affix" id="${id}-unit">${symbol}</span>`;
+  return html`<div class="affixed">${before ? affix : ''}<input type="text" inputmode="decimal" autocomplete="off" id="${id}" name="${name}" value="${current}"${attrs}>${before ? '' : affix}</div>`;
 }
 
-let currencyNames: { locale: string; choices: Choice[] } | undefined;
-function currencyChoices(locale: string): readonly Choice[] {
-  if (currencyNames?.locale === locale) return currencyNames.choices;
-  let names: Intl.DisplayNames | undefined;
-  try {
-    names = new Intl.DisplayNames([locale, 'en'], { type: 'currency' });
-  } catch {
-    names = undefined;
-  }
-  const choices = supported('currency').map((c) => ({ value: c, label: `${names?.of(c) ?? c} (${c})` }));
-  currencyNames = { locale, choices };
-  return choices;
-}
-
-let zoneChoices: Choice[] | undefined;
-function timeZoneChoices(): readonly Choice[] {
-  zoneChoices ??= supported('timeZone').map((z) => ({ value: z, label: z.replace(/_/g, ' ') }));
-  return zoneChoices;
+/** A number box with the rule's bounds (and a % after a percentage). */
+function numberInput(
+  id: string,
+  name: string,
+  current: string,
+  kind: Extract<FieldKind, { k: 'number' }>,
+  attrs: Html,
+): Html {
+  const bounds = html`${kind.min !== undefined ? html` min="${kind.min}"` : ''}${kind.max !== undefined ? html` max="${kind.max}"` : ''} step="${kind.int ? '1' : 'any'}"`;
+  const input = html`<input type="number" id="${id}" name="${name}" value="${current}"${bounds}${attrs}>`;
+  return kind.percent ? html`<div class="affixed">${input}<span class="affix">%</span></div>` : input;
 }
 
 /** One field: label, control, hint and error, named `name` (`title`, `blocks.0.heading`). */
@@ -207,16 +186,12 @@ function renderField(
       kind.item.k === 'enum'
         ? kind.item.options.map((o) => ({ value: o, label: enumWord(o) }))
         : (choices ?? []);
-    const current = new Set(Array.isArray(value) ? value.map(String) : []);
-    const known = new Set(options.map((o) => o.value));
-    const all = [
-      ...options,
-      ...[...current].filter((v) => !known.has(v)).map((v) => ({ value: v, label: v })),
-    ];
-    return html`<fieldset${describedBy([hintId, errorId])}><legend>${labelText(label, required)}</legend><input type="hidden" name="${name}" value="">${all.map(
-      (o, i) =>
-        html`<label class="check" for="${id}-${i}"><input type="checkbox" id="${id}-${i}" name="${name}" value="${o.value}"${current.has(o.value) ? raw(' checked') : ''}> ${o.label}</label>`,
-    )}${all.length === 0 ? html`<p class="muted">Nothing to choose from yet.</p>` : ''}${hintP(id, hint)}${errorP(id, error)}</fieldset>`;
+    const legend = labelText(label, required);
+    return checkboxList(
+      { id, name, legend, hint, error },
+      options,
+      Array.isArray(value) ? value.map(String) : [],
+    );
   }
   const labelHtml = html`<label for="${id}">${labelText(label, required)}</label>`;
   const attrs = html`${requiredAttr}${describedBy([hintId, errorId])}${invalid}`;
@@ -237,18 +212,11 @@ function renderField(
   if (kind.k === 'text' && kind.declared === 'time_zone')
     return html`${labelHtml}${select(id, name, timeZoneChoices(), current, !required, attrs)}${after}`;
   if (kind.k === 'money') {
-    const currency = currencyOf(siblings, fc);
-    const { symbol, before } = currencyAffix(currency, fc.locale);
-    const affix = html`<span class="affix" id="${id}-unit">${symbol}</span>`;
+    const { symbol, before } = currencyAffix(currencyOf(siblings, fc), fc.locale);
     const moneyAttrs = html`${requiredAttr}${describedBy([`${id}-unit`, hintId, errorId])}${invalid}`;
-    return html`${labelHtml}<div class="affixed">${before ? affix : ''}<input type="text" inputmode="decimal" autocomplete="off" id="${id}" name="${name}" value="${current}"${moneyAttrs}>${before ? '' : affix}</div>${after}`;
+    return html`${labelHtml}${moneyInput(id, name, current, symbol, before, moneyAttrs)}${after}`;
   }
-  if (kind.k === 'number') {
-    const bounds = html`${kind.min !== undefined ? html` min="${kind.min}"` : ''}${kind.max !== undefined ? html` max="${kind.max}"` : ''} step="${kind.int ? '1' : 'any'}"`;
-    const input = html`<input type="number" id="${id}" name="${name}" value="${current}"${bounds}${attrs}>`;
-    if (!kind.percent) return html`${labelHtml}${input}${after}`;
-    return html`${labelHtml}<div class="affixed">${input}<span class="affix">%</span></div>${after}`;
-  }
+  if (kind.k === 'number') return html`${labelHtml}${numberInput(id, name, current, kind, attrs)}${after}`;
   if (kind.k === 'datetime') {
     const zoneHint = [hint, `Date and time in ${fc.timeZone.replace(/_/g, ' ')}.`].filter(Boolean).join(' ');
     return html`${labelHtml}<input type="datetime-local" id="${id}" name="${name}" value="${current}"${requiredAttr} aria-describedby="${id}-hint${errorId ? ` ${errorId}` : ''}"${invalid}><p class="hint" id="${id}-hint">${zoneHint}</p>${errorP(id, error)}`;

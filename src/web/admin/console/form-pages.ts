@@ -11,6 +11,7 @@ import { sendAreaPage } from '../../shared/page-kit.ts';
 import { PageRefusal } from '../../shared/refusal.ts';
 import { type ConsoleContext, postedForm } from '../console-env.ts';
 import { readFields } from './fields.ts';
+import { deletePage, editPage, newPage } from './form-views.ts';
 import {
   bodySchema,
   fieldContext,
@@ -26,7 +27,7 @@ import {
   run,
 } from './group-kit.ts';
 import { type ConsoleGroup, type Item, titleOf } from './registry.ts';
-import { deletePage, editPage, groupPath, idOf, itemPath, newPage } from './views.ts';
+import { groupPath, idOf, itemPath } from './views.ts';
 
 type Handler = (c: ConsoleContext) => Promise<Response>;
 

@@ -20,19 +20,9 @@ import {
   refused,
   run,
 } from './group-kit.ts';
+import { type CurriculumSection, type LectureProgressRow, progressSection } from './progress-views.ts';
 import { type ConsoleGroup, type Item, itemSchema, titleOf } from './registry.ts';
-import {
-  type Choices,
-  type CurriculumSection,
-  capital,
-  detailPage,
-  filterKeys,
-  idOf,
-  type LectureProgressRow,
-  listPage,
-  progressSection,
-  type SubListView,
-} from './views.ts';
+import { type Choices, capital, detailPage, filterKeys, idOf, listPage, type SubListView } from './views.ts';
 
 type Handler = (c: ConsoleContext) => Promise<Response>;
 
