@@ -8,7 +8,7 @@ import type { z } from 'zod';
  */
 
 /** What kind of value a field holds, beyond its JSON type. */
-export type FieldKind =
+type FieldKind =
   /** Integer minor units of a currency (the object's own `currency`, else the school's). */
   | 'money'
   /** A percentage from 0 to 100. */

@@ -124,7 +124,7 @@ export function notOperator(): PageRefusal {
 }
 
 /** The refusal of a lecturer on a page for owners and admins, with the way to their own pages. */
-export function forOwnersAndAdmins(courses: string): PageRefusal {
+function forOwnersAndAdmins(courses: string): PageRefusal {
   return new PageRefusal(
     403,
     'For owners and admins',

@@ -15,7 +15,7 @@ import { PageRedirect, refusals } from '../shared/refusal.ts';
 import { type Admits, type Area, staffArea } from './area.ts';
 
 /** A POSTed form: its text fields, and the files of a multipart form. */
-export interface ConsoleForm {
+interface ConsoleForm {
   readonly fields: URLSearchParams;
   readonly files: ReadonlyMap<string, File>;
 }
@@ -126,7 +126,7 @@ export function consoleFrame(ctx: AppContext): MiddlewareHandler<ConsoleEnv> {
  * courses they teach): sets the area of the path's school, or refuses (the same 403 for another
  * school's id and an unknown one, so the console does not tell which schools exist).
  */
-export function admit(admits: Admits): MiddlewareHandler<ConsoleEnv> {
+function admit(admits: Admits): MiddlewareHandler<ConsoleEnv> {
   return createMiddleware<ConsoleEnv>(async (c, next) => {
     const area = await staffArea(c.var.app, c.var.viewer, c.req.param('school') ?? '', admits);
     c.set('area', area);

@@ -60,45 +60,6 @@ export async function readForm(
   return form;
 }
 
-/** The fields of a multipart/form-data POST: text values and uploaded files. */
-export type MultipartForm = Record<string, string | File>;
-
-/**
- * A POSTed multipart/form-data form (a file upload) of this viewer, or the refusal page: the
- * same synchronizer-token check as readForm, with the token read from the multipart body.
- */
-export async function readMultipartForm(
-  ctx: AppContext,
-  c: Context,
-  viewer: Viewer,
-): Promise<MultipartForm | Response> {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^multipart\/form-data\s*;\s*boundary=/i.test(type)) {
-    return messagePage(c, 415, 'Unsupported form', 'This form must be sent as a web form with its files.');
-  }
-  let form: MultipartForm;
-  try {
-    form = (await c.req.parseBody()) as MultipartForm;
-  } catch {
-    return messagePage(
-      c,
-      400,
-      'Form not readable',
-      'The form did not arrive in full. Go back and try again.',
-    );
-  }
-  const token = form[CSRF_FIELD];
-  if (!verifyCsrf(ctx, c, typeof token === 'string' ? token : undefined, viewer.session)) {
-    return messagePage(
-      c,
-      403,
-      'Form expired',
-      'This form has expired or did not come from this site. Go back, reload the page and try again.',
-    );
-  }
-  return form;
-}
-
 /** The hidden CSRF field of a form. */
 export function csrfField(viewer: Viewer): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}">`;

@@ -14,7 +14,6 @@ export {
   formatMoney,
   moneyInputValue,
   parseMoney,
-  supported,
 } from './field-values.ts';
 
 /** One variant of an object (a plain object has one; a discriminated union one per option). */

@@ -121,7 +121,7 @@ export async function namesFor(
 }
 
 /** The body schema of an operation, if it takes one. */
-export const bodyOf = (op: AdminOperation | undefined): z.ZodType | undefined => op?.input.body;
+const bodyOf = (op: AdminOperation | undefined): z.ZodType | undefined => op?.input.body;
 
 /** The body schema of an operation that takes one (a create, an update, an action with fields). */
 export function bodySchema(op: AdminOperation): z.ZodType {
