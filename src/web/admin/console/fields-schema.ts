@@ -3,10 +3,12 @@
  * control, its bounds and whether it may be left out, read once from the schema so a form never
  * repeats a rule the schema states. Also the words a person reads: labels, hints, enum words.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { declarationOf, type FieldMeta } from '../../../domain/kernel/field-meta.ts';
 import { ruleWording } from '../../../domain/kernel/fields.ts';
+import { defOf, unwrap } from '../../../domain/kernel/zod-walk.ts';
 
+export { schemaAt, shapeOf, unwrap } from '../../../domain/kernel/zod-walk.ts';
 export {
   currencyAffix,
   type FieldContext,
@@ -66,47 +68,6 @@ export interface FieldInfo {
   readonly defaultValue?: unknown;
   /** Kept for older clients and ignored (declared): forms leave it out. */
   readonly ignored: boolean;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: zod's internals are reached through `_zod.def`
-type AnyDef = any;
-
-const defOf = (s: z.ZodType): AnyDef => s._zod.def;
-
-/** The field's rule without wrappers (and the input side of a pipe), with what they said. */
-export function unwrap(schema: z.ZodType) {
-  let s = schema;
-  let optional = false;
-  let nullable = false;
-  let description = schema.description;
-  let email = false;
-  let defaultValue: unknown;
-  const seen: z.ZodType[] = [s];
-  for (let guard = 0; guard < 20; guard++) {
-    const def = defOf(s);
-    let next: z.ZodType | undefined;
-    if (def.type === 'optional' || def.type === 'default' || def.type === 'prefault') {
-      optional = true;
-      if (def.type !== 'optional' && defaultValue === undefined) defaultValue = def.defaultValue;
-      next = def.innerType;
-    } else if (def.type === 'nullable') {
-      nullable = true;
-      next = def.innerType;
-    } else if (def.type === 'readonly' || def.type === 'catch' || def.type === 'nonoptional') {
-      next = def.innerType;
-    } else if (def.type === 'pipe') {
-      const out = defOf(def.out);
-      if (out.type === 'string' && (def.out as { format?: string }).format === 'email') email = true;
-      next = defOf(def.in).type === 'transform' ? def.out : def.in;
-    } else if (def.type === 'lazy') {
-      next = def.getter();
-    }
-    if (!next) break;
-    s = next;
-    seen.push(s);
-    description ??= s.description;
-  }
-  return { inner: s, optional, nullable, description, email, seen, defaultValue };
 }
 
 /** What the field's rule declares it is (domain/kernel/field-meta.ts), the outermost saying first. */
@@ -210,34 +171,6 @@ export function fieldInfo(key: string, schema: z.ZodType): FieldInfo {
     defaultValue: u.defaultValue,
     ignored: declared(u.seen).ignored === true,
   };
-}
-
-/** The fields of an object schema (through wrappers); empty for anything else. */
-export function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType> {
-  if (!schema) return {};
-  const { inner } = unwrap(schema);
-  return inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : {};
-}
-
-/**
- * The schema of the field at a form name inside an object schema (`blocks.2.text`: through
- * lists and into whichever variant has the field); undefined when the schema has no such field.
- */
-export function schemaAt(schema: z.ZodType, name: string): z.ZodType | undefined {
-  let s: z.ZodType | undefined = schema;
-  for (const part of name.split('.')) {
-    if (!s) return undefined;
-    const inner = unwrap(s).inner;
-    const def = defOf(inner);
-    if (/^\d+$/.test(part) && def.type === 'array') s = def.element;
-    else if (def.type === 'object') s = Object.hasOwn(def.shape, part) ? def.shape[part] : undefined;
-    else if (def.type === 'union')
-      s = (def.options as z.ZodType[])
-        .map((o) => defOf(unwrap(o).inner))
-        .find((d) => d.type === 'object' && Object.hasOwn(d.shape, part))?.shape[part];
-    else return undefined;
-  }
-  return s;
 }
 
 /**
