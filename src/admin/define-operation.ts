@@ -4,6 +4,7 @@ import type { FileBody } from '../http/file-response.ts';
 import { OPERATOR_SCOPES, RESOURCE_SCOPES, type ResourceGroup } from '../oauth/scopes.ts';
 import type { Principal } from '../resource/principal.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { pageItems } from './schemas.ts';
 
 /**
  * The contract of one admin operation: the single definition from which the REST route, its
@@ -39,6 +40,8 @@ export interface OperationDefinition<
   readonly output?: O;
   /** Success status (default 200; 201 for creates, 204 without output). */
   readonly status?: 200 | 201 | 202 | 204;
+  /** What it does to its resource: the console builds its pages from it (operationKind). */
+  readonly kind: OperationKind;
   /** MCP tool hints; derived from the method (see METHOD_HINTS) unless the spec says otherwise. */
   readonly annotations: OperationHints;
   /** `ETag` on the response (GET/PATCH of one resource); PATCH then honours `If-Match`. */
@@ -97,6 +100,35 @@ export interface OperationContext {
 // biome-ignore lint/suspicious/noExplicitAny: the catalogue is heterogeneous by design
 export type AdminOperation = OperationDefinition<any, any, any, any>;
 
+/**
+ * What an operation does to its resource, as Django's admin has a list, an add, a change and a
+ * delete view: `list` reads a page of items, `get` one, `create` makes one (201), `update`
+ * changes one, `delete` removes one, `action` does something to one (cancel, publish).
+ */
+export type OperationKind = 'list' | 'get' | 'create' | 'update' | 'delete' | 'action';
+
+/**
+ * An operation's kind as its method, status and output declare it (RFC 9110 §9.3: GET reads,
+ * POST processes, 201 says a resource was created; PATCH and PUT change, DELETE removes). An
+ * operation these do not describe declares its `kind` itself.
+ */
+function operationKind(spec: {
+  method: OperationDefinition['method'];
+  status?: number;
+  output?: z.ZodType;
+}): OperationKind {
+  switch (spec.method) {
+    case 'GET':
+      return spec.output && pageItems.has(spec.output) ? 'list' : 'get';
+    case 'POST':
+      return spec.status === 201 ? 'create' : 'action';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return 'update';
+  }
+}
+
 /** MCP tool hints of an operation (spec: server/tools "Tool annotations"). */
 interface OperationHints {
   readonly readOnly: boolean;
@@ -125,8 +157,9 @@ export type OperationSpec<
   Q extends z.ZodObject,
   B extends z.ZodType,
   O extends z.ZodType,
-> = Omit<OperationDefinition<P, Q, B, O>, 'group' | 'annotations'> & {
+> = Omit<OperationDefinition<P, Q, B, O>, 'group' | 'annotations' | 'kind'> & {
   readonly annotations?: Partial<OperationHints>;
+  readonly kind?: OperationKind;
 };
 
 /** Declares an operation, checking at load time that its scope exists and its name is well-formed. */
@@ -144,6 +177,7 @@ export function defineOperation<
   return {
     ...spec,
     group: group as ResourceGroup,
+    kind: spec.kind ?? operationKind(spec),
     annotations: { ...METHOD_HINTS[spec.method], ...spec.annotations },
   };
 }

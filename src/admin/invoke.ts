@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { type FieldError, ProblemError, problem, problems } from '../errors/problem-error.ts';
+import {
+  type FieldError,
+  type FieldRule,
+  ProblemError,
+  problem,
+  problems,
+  ruledFieldError,
+} from '../errors/problem-error.ts';
 import type { AppContext } from '../http/context.ts';
 import type { Requirement } from '../resource/authorization.ts';
 import type { Principal } from '../resource/principal.ts';
@@ -33,13 +40,55 @@ export function operationRequirement(op: AdminOperation): Requirement {
   return { audience: 'operator', scopes: [op.scope] };
 }
 
-function fieldErrors(where: string, error: z.ZodError): FieldError[] {
+/** The value at `path` inside `value`, to tell a missing field from a wrong one. */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** The rule an issue reports, by zod's code and bounds. */
+function ruleOf(issue: z.core.$ZodIssue, value: unknown): FieldRule {
+  switch (issue.code) {
+    case 'too_small':
+      return {
+        code: issue.code,
+        origin: issue.origin,
+        minimum: Number(issue.minimum),
+        inclusive: issue.inclusive ?? false,
+      };
+    case 'too_big':
+      return {
+        code: issue.code,
+        origin: issue.origin,
+        maximum: Number(issue.maximum),
+        inclusive: issue.inclusive ?? false,
+      };
+    case 'invalid_type':
+      return {
+        code: issue.code,
+        expected: issue.expected,
+        missing: valueAt(value, issue.path) === undefined,
+      };
+    case 'invalid_value':
+      return { code: issue.code, values: issue.values.map(String) };
+    case 'invalid_format':
+      return { code: issue.code, format: issue.format };
+    default:
+      return { code: issue.code };
+  }
+}
+
+function fieldErrors(where: string, error: z.ZodError, value: unknown): FieldError[] {
   return error.issues.map((i) => {
     const path = [...i.path.map(String)];
     if (i.code === 'unrecognized_keys') {
       return { field: [where, ...path, i.keys.join(',')].join('.'), message: 'is not a known field' };
     }
-    return { field: [where, ...path].join('.'), message: i.message };
+    return ruledFieldError([where, ...path].join('.'), i.message, ruleOf(i, value));
   });
 }
 
@@ -49,7 +98,7 @@ export function parseInput(op: AdminOperation, raw: RawInput) {
   const part = (where: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown) => {
     if (!schema) return where === 'body' ? undefined : {};
     const r = schema.safeParse(value);
-    if (!r.success) errors.push(...fieldErrors(where, r.error));
+    if (!r.success) errors.push(...fieldErrors(where, r.error, value));
     return r.data;
   };
   const params = part('params', op.input.params, raw.params ?? {});

@@ -8,6 +8,46 @@ export interface FieldError {
 }
 
 /**
+ * The rule a field broke, as zod states it: its issue code and bounds, so a surface words the
+ * refusal itself (the console, in the school's language and money) without reading the English
+ * message. `origin` is what was measured (`string`, `number`, `array`).
+ */
+export interface FieldRule {
+  readonly code: string;
+  readonly origin?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  /** Whether the bound itself is allowed (`>=` rather than `>`). */
+  readonly inclusive?: boolean;
+  /** The type expected (`number`, `int`, `boolean`, `array`…) of an `invalid_type`. */
+  readonly expected?: string;
+  /** The value was missing altogether. */
+  readonly missing?: boolean;
+  /** The allowed values of an `invalid_value`. */
+  readonly values?: readonly string[];
+  /** The format of an `invalid_format` (`email`, `datetime`, `url`, `regex`…). */
+  readonly format?: string;
+}
+
+/**
+ * The rules behind field errors, kept beside them for surfaces in this process (the console):
+ * the wire format of a problem stays `field` and `message`.
+ */
+const fieldRules = new WeakMap<FieldError, FieldRule>();
+
+/** A field error that carries the rule it broke. */
+export function ruledFieldError(field: string, message: string, rule: FieldRule): FieldError {
+  const error = { field, message };
+  fieldRules.set(error, rule);
+  return error;
+}
+
+/** The rule a field error broke, when it was a schema's (undefined for the domain's own checks). */
+export function fieldRuleOf(error: FieldError): FieldRule | undefined {
+  return fieldRules.get(error);
+}
+
+/**
  * An RFC 9457 problem with a stable machine-readable `code`. `detail` is public; `cause` stays
  * private (logged, never sent).
  */

@@ -12,8 +12,9 @@ export function isUploadPath(uploadPaths: readonly UploadPath[], path: string): 
 
 /**
  * Caps request bodies: `uploadLimit` for the paths listed in `uploadPaths`, `limit`
- * everywhere else. Over the cap: a 413 problem, which the one error handler renders in the
- * surface's own format (invalid_request on OAuth paths).
+ * everywhere else, none on `ownLimits` (a sub-app that caps its own bodies, so that its own
+ * `onError` words the refusal). Over the cap: a 413 problem, which the one error handler renders
+ * in the surface's own format (invalid_request on OAuth paths).
  *
  * Hot path: touching `c.req.raw.body` makes the Node adapter build a full web Request, so a body
  * with a Content-Length is judged by the header alone (Node's HTTP parser never delivers more
@@ -23,6 +24,7 @@ export function bodyLimits(
   limit: number,
   uploadLimit: number,
   uploadPaths: readonly UploadPath[],
+  ownLimits: readonly UploadPath[] = [],
 ): MiddlewareHandler {
   const streaming = (maxSize: number) =>
     bodyLimit({
@@ -36,6 +38,7 @@ export function bodyLimits(
   return (c, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
+    if (isUploadPath(ownLimits, c.req.path)) return next();
     const isUpload = isUploadPath(uploadPaths, c.req.path);
     const maxSize = isUpload ? uploadLimit : limit;
     const declared = c.req.header('content-length');

@@ -63,7 +63,8 @@ export function requestEnvelope(ctx: {
 
 /**
  * Mounts all that every request passes before its route, in order: the envelope, then the body
- * limits (body-limit.ts: `uploadLimitBytes` on `uploadPaths`, `bodyLimitBytes` elsewhere).
+ * limits (body-limit.ts: `uploadLimitBytes` on `uploadPaths`, `bodyLimitBytes` elsewhere, none
+ * on `ownLimits`, whose sub-app caps its own bodies).
  * `createApp` mounts it on the app, the bench's envelope row on a hello-world to measure it alone.
  */
 export function mountRequestEnvelope(
@@ -75,7 +76,8 @@ export function mountRequestEnvelope(
     config: Pick<Config, 'bodyLimitBytes' | 'uploadLimitBytes'>;
   },
   uploadPaths: readonly UploadPath[],
+  ownLimits: readonly UploadPath[] = [],
 ): void {
   app.use('*', requestEnvelope(ctx));
-  app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, uploadPaths));
+  app.use('*', bodyLimits(ctx.config.bodyLimitBytes, ctx.config.uploadLimitBytes, uploadPaths, ownLimits));
 }

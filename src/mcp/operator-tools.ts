@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AdminOperation } from '../admin/define-operation.ts';
 import { runOperation, type ValidInput } from '../admin/invoke.ts';
+import { innerOf, shapeOf } from '../domain/kernel/zod-walk.ts';
 import { problems } from '../errors/problem-error.ts';
 import { checkHints, operationHints } from './hints.ts';
 import { type JsonCarryingSchema, lazyJsonSchema } from './schema-cache.ts';
@@ -22,12 +23,7 @@ function toolNameOf(op: AdminOperation): string {
   return op.name.replace(/\./g, '_');
 }
 
-function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
-  return schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : undefined;
-}
-
 type FieldDef = { type: string; coerce?: boolean; innerType?: z.ZodType };
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly']);
 
 /**
  * A path or query field as a JSON argument: REST receives them as text and coerces (`limit`
@@ -36,11 +32,12 @@ const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readon
  */
 function jsonField(field: z.ZodType): z.ZodType {
   const def = field._zod.def as FieldDef;
+  const wrapped = innerOf(field);
   let exact: z.ZodType | undefined;
   if (def.coerce) exact = field.clone({ ...field._zod.def, coerce: false } as typeof field._zod.def);
-  else if (def.innerType && WRAPPERS.has(def.type)) {
-    const inner = jsonField(def.innerType);
-    if (inner !== def.innerType)
+  else if (wrapped) {
+    const inner = jsonField(wrapped);
+    if (inner !== wrapped)
       exact = field.clone({ ...field._zod.def, innerType: inner } as typeof field._zod.def);
   }
   if (!exact) return field;
@@ -83,13 +80,13 @@ function deriveInput(op: AdminOperation): OperationInput {
   const parts = new Map<string, Part>();
   const shape: Record<string, z.ZodType> = {};
   for (const part of ['params', 'query'] as const) {
-    for (const [key, field] of Object.entries(shapeOf(op.input[part]) ?? {})) {
+    for (const [key, field] of Object.entries(shapeOf(op.input[part]))) {
       shape[key] = jsonField(field);
       parts.set(key, part);
     }
   }
   const body = op.input.body as z.ZodType | undefined;
-  const bodyShape = shapeOf(body);
+  const bodyShape = body instanceof z.ZodObject ? shapeOf(body) : undefined;
   const nestedBody = body !== undefined && (!bodyShape || Object.keys(bodyShape).some((k) => parts.has(k)));
   if (body && nestedBody) {
     if (parts.has('body')) throw new Error(`${op.name}: a path or query field named body`);

@@ -1,16 +1,8 @@
 import { Hono } from 'hono';
+import type { UploadPath } from '../http/body-limit.ts';
 import type { AppContext, AppEnv } from '../http/context.ts';
 import { createAccountArea } from './account/area.ts';
-import { createAnalyticsPagesApp } from './admin/analytics-pages.ts';
-import { createConsolePagesApp } from './admin/console/routes.ts';
-import { createCourseStudentsApp } from './admin/course-students.ts';
-import { createCurriculumPagesApp } from './admin/curriculum-pages.ts';
-import { createAdminEventsPagesApp } from './admin/events-routes.ts';
-import { createFilesPagesApp } from './admin/files-pages.ts';
-import { createAdminLockoutsApp } from './admin/lockouts.ts';
-import { createMemberPagesApp } from './admin/members-pages.ts';
-import { createOrdersPagesApp } from './admin/orders-pages.ts';
-import { createAdminPagesApp } from './admin/routes.ts';
+import { CONSOLE_PREFIX, createConsoleApp } from './admin/console-app.ts';
 import { createAgentDocsApp } from './agent-docs.ts';
 import { createInvitationArea } from './invitations.ts';
 import { createLandingApp } from './landing.ts';
@@ -19,6 +11,12 @@ import { createLoginApp } from './login.ts';
 import { createRecoveryArea } from './recovery/password-reset.ts';
 import { publicPageCache } from './shared/page-cache.ts';
 import { createSchoolSiteApp } from './site/routes.ts';
+
+/**
+ * The pages that cap their own request bodies (the console: its upload forms to the upload
+ * limit, the rest to the body limit, admin/console-env.ts), so their 413 is their own page.
+ */
+export const SELF_LIMITED_PATHS: readonly UploadPath[] = [`${CONSOLE_PREFIX}/`];
 
 /**
  * Every page for people and the documents for agents: the front page (`/`), sign-in (`/login`,
@@ -30,16 +28,7 @@ export function createPagesApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/', createLoginApp(ctx));
   app.route('/password-reset', createRecoveryArea(ctx));
-  app.route('/', createAdminPagesApp(ctx));
-  app.route('/', createAdminLockoutsApp(ctx));
-  app.route('/', createMemberPagesApp(ctx));
-  app.route('/', createAdminEventsPagesApp(ctx));
-  app.route('/', createCurriculumPagesApp(ctx));
-  app.route('/', createCourseStudentsApp(ctx));
-  app.route('/', createFilesPagesApp(ctx));
-  app.route('/', createConsolePagesApp(ctx));
-  app.route('/', createAnalyticsPagesApp(ctx));
-  app.route('/', createOrdersPagesApp(ctx));
+  app.route(CONSOLE_PREFIX, createConsoleApp(ctx));
   app.route('/account', createAccountArea(ctx));
   app.route('/', createAgentDocsApp(ctx));
   app.route('/invitations', createInvitationArea(ctx));

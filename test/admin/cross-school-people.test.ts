@@ -18,7 +18,7 @@ import { Browser, formFields, signIn } from '../support/oauth-flow.ts';
 import { linkIn, startTestSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { StatementCounter } from '../support/statements.ts';
 import { issueTestToken } from '../support/tokens.ts';
-import { locationOf, signedIn, userinfoStatus } from '../web/pages-support.ts';
+import { csrfOf, locationOf, signedIn, userinfoStatus } from '../web/pages-support.ts';
 import { api } from './api.ts';
 
 type Call = ReturnType<typeof api>;
@@ -212,6 +212,19 @@ describe('nothing one school does reaches another school’s people', () => {
     const unlock = await otherOwner('POST', `/api/v1/members/${memberAtOther}/unlock`);
     assert.equal(unlock.status, 403);
     assert.equal(unlock.body.code, 'unlock_not_allowed');
+    // The console's Unlock asks the same rule (domain/school/lock-lifting.ts) and says why.
+    const operator = await signedIn(t, 'other-owner@example.com');
+    const locked = `/admin/${other}/locked`;
+    const refused = await operator.postForm(`${locked}/unlock`, {
+      csrf_token: await csrfOf(operator, locked),
+      member: memberAtOther,
+    });
+    assert.equal(refused.status, 403);
+    const words = await refused.text();
+    assert.match(words, /<h1>Cannot unlock this account<\/h1>/);
+    assert.match(words, /only they can lift the lock: by resetting their password/);
+    assert.match(words, new RegExp(`<a href="${locked}">Back to locked accounts</a>`));
+    assert.deepEqual((await otherOwner('GET', `/api/v1/members/${memberAtOther}/lock`)).body.locked, true);
     // Neither school may disarm it: she belongs to both.
     const memberAtDemo = await memberId(demoOwner, 'owner@example.com');
     assert.equal((await demoOwner('POST', `/api/v1/members/${memberAtDemo}/unlock`)).status, 403);

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { adminOperations } from '../../src/admin/catalogue.ts';
 import { Amount } from '../../src/domain/kernel/fields.ts';
+import { type FieldRule, ruledFieldError } from '../../src/errors/problem-error.ts';
 import {
   displayValue,
   type FieldContext,
@@ -688,19 +689,22 @@ describe('console fields: reading a form back', () => {
 
 describe('console fields: errors, labels, hints and values in words', () => {
   it('maps a refused operation’s errors to the form’s fields, in sentences with the field’s label', () => {
+    // A schema's refusal carries zod's code and bounds; its English message is never read (here
+    // it is not even English), while the domain's own sentences (no rule) are said as they are.
+    const zod = (field: string, rule: FieldRule) => ruledFieldError(field, 'ignored words', rule);
     assert.deepEqual(
       fieldErrorsOf({
         title: 'Validation failed',
         detail: 'The request is not valid.',
         errors: [
-          { field: 'body.price_amount', message: 'Too small: expected number to be >=0' },
-          { field: 'body.title', message: 'Invalid input: expected string, received undefined' },
-          { field: 'body.title', message: 'Too small: expected string to have >=1 characters' },
-          { field: 'body.blocks.2.text', message: 'Too big: expected string to have <=300 characters' },
-          { field: 'body.blocks.1', message: 'Invalid input' },
-          { field: 'body.status', message: 'Invalid option: expected one of "draft"|"published"' },
-          { field: 'body.starts_at', message: 'Invalid ISO datetime' },
-          { field: 'body.contact_email', message: 'Invalid email address' },
+          zod('body.price_amount', { code: 'too_small', origin: 'number', minimum: 0, inclusive: true }),
+          zod('body.title', { code: 'invalid_type', expected: 'string', missing: true }),
+          zod('body.title', { code: 'too_small', origin: 'string', minimum: 1, inclusive: true }),
+          zod('body.blocks.2.text', { code: 'too_big', origin: 'string', maximum: 300, inclusive: true }),
+          zod('body.blocks.1', { code: 'invalid_union' }),
+          zod('body.status', { code: 'invalid_value', values: ['draft', 'published'] }),
+          zod('body.starts_at', { code: 'invalid_format', format: 'datetime' }),
+          zod('body.contact_email', { code: 'invalid_format', format: 'email' }),
           { field: 'body.ends_at', message: 'must be after the start' },
           { field: 'body.slug', message: 'A course with this slug already exists' },
           { field: 'body.bogus', message: 'is not a known field' },
@@ -722,7 +726,7 @@ describe('console fields: errors, labels, hints and values in words', () => {
     // Given the body's schema, an amount's bounds read as money in the body's currency.
     const money = {
       title: 'x',
-      errors: [{ field: 'body.amount_off', message: 'Too small: expected number to be >=1' }],
+      errors: [zod('body.amount_off', { code: 'too_small', origin: 'number', minimum: 1, inclusive: true })],
     };
     assert.deepEqual(fieldErrorsOf(money, { schema: body('coupons.create'), fc: EUR }), {
       amount_off: 'Amount off must be at least €0.01.',
@@ -774,12 +778,17 @@ describe('console fields: errors, labels, hints and values in words', () => {
     const course = body('courses.create') as z.ZodObject;
     assert.equal(await show(course.shape.price_amount as z.ZodType, 4900, EUR, 'price_amount'), '€49.00');
     assert.equal(await show(course.shape.price_amount as z.ZodType, 4900, JPY, 'price_amount'), '￥4,900');
-    assert.equal(await show(undefined, 4900, { ...EUR, locale: 'de-DE' }, 'amount_off'), '49,00\u00a0€');
+    // What a value is comes from its rule's declaration, never from its field's name.
+    const coupon = body('coupons.create') as z.ZodObject;
+    const amountOff = coupon.shape.amount_off as z.ZodType;
+    assert.equal(await show(amountOff, 4900, { ...EUR, locale: 'de-DE' }, 'amount_off'), '49,00\u00a0€');
+    assert.equal(await show(undefined, 4900, { ...EUR, locale: 'de-DE' }, 'amount_off'), '4.900');
     assert.equal(await show(course.shape.status as z.ZodType, 'published'), 'Published');
     assert.equal(await show(undefined, true), 'Yes');
     assert.equal(await show(undefined, false), 'No');
     assert.equal(await show(undefined, null), '<span class="muted">—</span>');
-    assert.equal(await show(undefined, 25, EUR, 'percent_off'), '25%');
+    assert.equal(await show(coupon.shape.percent_off as z.ZodType, 25, EUR, 'percent_off'), '25%');
+    assert.equal(await show(undefined, 25, EUR, 'percent_off'), '25');
     assert.equal(
       await show(undefined, '2026-07-01T10:00:00.000Z'),
       '<time datetime="2026-07-01T10:00:00.000Z">1 Jul 2026, 12:00</time>',

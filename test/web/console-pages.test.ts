@@ -116,6 +116,21 @@ describe('the console’s generated pages (catalogue → pages)', () => {
       assert.equal((await coursesTitled('Kept title')).length, 0);
     });
 
+    it('a bound the schema states is said from its rule, in words and in the school’s money (USD)', async () => {
+      const res = await submit(owner, `/admin/${demo}/courses/new`, `/admin/${demo}/courses`, {
+        _key: 'k-rule-words',
+        title: 'x'.repeat(201),
+        price_amount: '1000000000.01',
+      });
+      assert.equal(res.status, 422);
+      const page = await res.text();
+      assert.match(page, /<p class="field-error" id="f-title-error">Title must have at most 200 characters\.<\/p>/);
+      assert.match(
+        page,
+        /<p class="field-error" id="f-price_amount-error">Price must be at most \$1,000,000,000\.00\.<\/p>/,
+      );
+    });
+
     it('the same form sent twice makes one course and both answers lead to it', async () => {
       const page = await (await owner.request(`/admin/${demo}/courses/new`)).text();
       const key = hidden(page, '_key');

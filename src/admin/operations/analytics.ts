@@ -6,6 +6,7 @@ import {
   revenueTotals,
   summary,
 } from '../../domain/commerce/analytics.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Currency, Id, named, Timestamp, toSnake } from '../schemas.ts';
 
@@ -18,9 +19,9 @@ const Range = z.strictObject({
 const RangeOut = z.object({ from: Timestamp, to: Timestamp });
 const Revenue = z.object({
   currency: Currency,
-  gross_amount: z.number().int(),
-  refunded_amount: z.number().int(),
-  net_amount: z.number().int(),
+  gross_amount: declare(z.number().int(), { kind: 'money' }),
+  refunded_amount: declare(z.number().int(), { kind: 'money' }),
+  net_amount: declare(z.number().int(), { kind: 'money' }),
   orders: z.number().int(),
 });
 
@@ -47,7 +48,7 @@ const RevenueSchema = named(
       z.object({
         date: z.string().describe('UTC day, YYYY-MM-DD.'),
         currency: Currency,
-        net_amount: z.number().int(),
+        net_amount: declare(z.number().int(), { kind: 'money' }),
         orders: z.number().int(),
       }),
     ),
@@ -65,7 +66,7 @@ const CompletionSchema = named(
         completed_enrollments: z.number().int().describe('Of those, how many are completed.'),
         completion_rate: z.number().min(0).max(1).nullable(),
         completions_in_range: z.number().int(),
-        average_progress_percent: z.number().nullable(),
+        average_progress_percent: declare(z.number(), { kind: 'percent' }).nullable(),
       }),
     ),
   }),

@@ -8,6 +8,7 @@ import {
   listFormSubmissions,
   listForms,
 } from '../../domain/community/forms.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import { Id, named, PageQuery, pageOf, RangeQuery, SearchQuery, Timestamp, toSnake } from '../schemas.ts';
@@ -21,7 +22,7 @@ const CommentSchema = named(
     target_type: z.enum(['lecture', 'post']),
     target_id: Id,
     course_id: Id.nullable().describe('For lecture comments: the lecture’s course.'),
-    body: z.string(),
+    body: declare(z.string(), { kind: 'long_text' }),
     created_at: Timestamp,
   }),
   'A comment on a lecture or a post.',

@@ -11,6 +11,7 @@ import {
   ProductRefFields,
   updateCoupon,
 } from '../../domain/commerce/coupons.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
@@ -34,7 +35,7 @@ const CouponSchema = named(
     id: Id,
     code: z.string(),
     kind: z.enum(COUPON_KINDS),
-    percent_off: z.number().int().nullable(),
+    percent_off: declare(z.number().int(), { kind: 'percent' }).nullable(),
     amount_off: Amount.nullable(),
     currency: Currency.nullable(),
     max_redemptions: z.number().int().nullable(),

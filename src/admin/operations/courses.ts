@@ -10,6 +10,7 @@ import {
   listCourses,
   updateCourse,
 } from '../../domain/catalog/courses.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
@@ -32,12 +33,14 @@ const CourseSchema = named(
     id: Id,
     slug: z.string(),
     title: z.string(),
-    description: z.string(),
+    description: declare(z.string(), { kind: 'long_text' }),
     status: z.enum(COURSE_STATUSES),
     price_amount: Amount.describe('Minor units of `currency`; 0 is free.'),
     currency: Currency,
-    image_url: z.string().nullable(),
-    checkout_url: z.string().nullable().describe('The school’s own checkout page of a paid course.'),
+    image_url: declare(z.string(), { kind: 'url' }).nullable(),
+    checkout_url: declare(z.string(), { kind: 'url' })
+      .nullable()
+      .describe('The school’s own checkout page of a paid course.'),
     published_at: Timestamp.nullable(),
     lecturers: z.array(z.object({ id: Id, name: z.string() })),
     created_at: Timestamp,

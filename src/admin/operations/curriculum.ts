@@ -21,6 +21,8 @@ import {
   SectionCreate,
   SectionPatch,
 } from '../../domain/catalog/curriculum-rows.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
+import { requireSchoolFile } from '../../domain/school/storage.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
 import { bodyOf, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';
@@ -37,7 +39,7 @@ const LectureSchema = named(
     is_free_preview: z.boolean(),
     position: z.number().int().describe('1-based within the section.'),
     body: z.string().nullable().describe('Markdown, for text lectures.'),
-    video_url: z.string().nullable(),
+    video_url: declare(z.string(), { kind: 'url' }).nullable(),
     file_id: Id.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -10,6 +10,7 @@ import {
   PRODUCT_STATUSES,
   updateDigitalProduct,
 } from '../../domain/commerce/digital-products.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
@@ -31,7 +32,7 @@ const ProductSchema = named(
   z.object({
     id: Id,
     title: z.string(),
-    description: z.string(),
+    description: declare(z.string(), { kind: 'long_text' }),
     price_amount: Amount,
     currency: Currency,
     file_id: Id.nullable().describe('A file of the school’s store (upload with `storage.upload`).'),

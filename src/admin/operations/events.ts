@@ -17,6 +17,7 @@ import {
   listEvents,
   updateEvent,
 } from '../../domain/community/events.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { problems } from '../../errors/problem-error.ts';
 import { defineOperation } from '../define-operation.ts';
@@ -27,13 +28,13 @@ const EventSchema = named(
   z.object({
     id: Id,
     title: z.string(),
-    description: z.string(),
+    description: declare(z.string(), { kind: 'long_text' }),
     starts_at: Timestamp,
     ends_at: Timestamp,
     capacity: z.number().int().nullable().describe('Null: unlimited.'),
     registered_count: z.number().int(),
     spots_left: z.number().int().nullable(),
-    online_url: z.string().nullable(),
+    online_url: declare(z.string(), { kind: 'url' }).nullable(),
     location: z.string().nullable(),
     visibility: z.enum(EVENT_VISIBILITIES),
     status: z.enum(EVENT_STATUSES),

@@ -9,6 +9,7 @@ import {
   listLecturers,
   updateLecturer,
 } from '../../domain/catalog/lecturers.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import { bodyOf, Id, named, PageQuery, pageOf, Timestamp, toCamel, toSnake } from '../schemas.ts';
@@ -20,8 +21,8 @@ const LecturerSchema = named(
     user_id: Id.nullable().describe('The member account behind the profile, if any.'),
     name: z.string(),
     headline: z.string().nullable(),
-    bio: z.string().nullable(),
-    avatar_url: z.string().nullable(),
+    bio: declare(z.string(), { kind: 'long_text' }).nullable(),
+    avatar_url: declare(z.string(), { kind: 'url' }).nullable(),
     courses: z.array(z.object({ id: Id, title: z.string(), slug: z.string(), status: z.string() })),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -3,16 +3,11 @@
  * per-account counter (http/login-throttle.ts). Operators list who is locked and unlock someone;
  * only their own school's members are found (another school's member is a 404 like an unknown
  * id), so the lock state of anyone else is never told.
- *
- * Who may lift a lock: the lock guards an account, and an account is shared by every school its
- * person belongs to. A school's operator lifts it only for an account that belongs to that school
- * alone; any other account's lock is lifted by its owner (a password reset, which proves the
- * mailbox) or by time. Otherwise any school that got the person as a member could keep
- * disarming the lock that protects their standing at another school.
+ * Who may lift a lock is domain/school/lock-lifting.ts.
  */
 import { z } from 'zod';
+import { type LockLiftRefusal, lockLiftRefusal } from '../../domain/school/lock-lifting.ts';
 import { getMember, listMembers, type Member } from '../../domain/school/members-admin.ts';
-import { belongsElsewhere } from '../../domain/school/memberships.ts';
 import { problem } from '../../errors/problem-error.ts';
 import type { AppContext } from '../../http/context.ts';
 import { accountLockedFor, unlockAccount } from '../../http/login-throttle.ts';
@@ -27,8 +22,10 @@ export interface MemberLock {
   readonly member: Member;
   /** Seconds until the account may sign in again; 0 when it is not locked. */
   readonly retryAfterSeconds: number;
-  /** False when the account also belongs to another school: only its owner lifts the lock. */
-  readonly unlockable: boolean;
+  /** When signing in is possible again; null when it is not locked. */
+  readonly lockedUntil: string | null;
+  /** Why this school's operators may not lift the lock (only its owner can), if they may not. */
+  readonly refusal: LockLiftRefusal | undefined;
 }
 
 // A scan of the whole school asks the throttle once per member: bounded, so one request cannot
@@ -37,8 +34,9 @@ const SCAN_PAGES = 100;
 
 async function lockOf(app: AppContext, db: Db | Tx, schoolId: string, member: Member): Promise<MemberLock> {
   const retryAfterSeconds = await accountLockedFor(app.throttle, member.email);
-  const unlockable = !(await belongsElsewhere(db, schoolId, member.userId));
-  return { member, retryAfterSeconds, unlockable };
+  const lockedUntil = retryAfterSeconds > 0 ? isoIn(retryAfterSeconds) : null;
+  const refusal = await lockLiftRefusal(db, schoolId, member.userId);
+  return { member, retryAfterSeconds, lockedUntil, refusal };
 }
 
 /** The school's members who are locked out now, oldest membership first. */
@@ -81,7 +79,7 @@ export async function unlockMember(
 ): Promise<MemberLock> {
   const lock = await lockOf(app, db, who.schoolId, await getMember(db, who.schoolId, memberId));
   const { member } = lock;
-  if (!lock.unlockable) {
+  if (lock.refusal === 'belongs_elsewhere') {
     throw problem('unlock_not_allowed', {
       detail:
         'This person’s account is also used outside this school, so only they can lift the lock: by resetting their password (“Forgot password?” on the sign-in page) or by waiting until it ends.',
@@ -93,7 +91,7 @@ export async function unlockMember(
     userId: member.userId,
     wasLocked: lock.retryAfterSeconds > 0,
   });
-  return { ...lock, retryAfterSeconds: 0 };
+  return { ...lock, retryAfterSeconds: 0, lockedUntil: null };
 }
 
 const MemberLockSchema = named(
@@ -122,8 +120,8 @@ function present(lock: MemberLock): z.output<typeof MemberLockSchema> {
     email: lock.member.email,
     name: lock.member.name,
     locked,
-    locked_until: locked ? isoIn(lock.retryAfterSeconds) : null,
-    can_unlock: lock.unlockable,
+    locked_until: locked ? lock.lockedUntil : null,
+    can_unlock: lock.refusal === undefined,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   SitePagePatch,
   updateSitePage,
 } from '../../domain/community/pages.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
@@ -32,15 +33,18 @@ const Block = named(
     z.strictObject({
       type: z.literal('hero'),
       heading: z.string().min(1).max(200),
-      text: z.string().max(1000).optional(),
+      text: declare(z.string().max(1000), { kind: 'long_text' }).optional(),
       image_file_id: Id.nullable().optional(),
     }),
     z.strictObject({
       type: z.literal('heading'),
-      text: z.string().min(1).max(300),
+      text: declare(z.string().min(1).max(300), { kind: 'long_text' }),
       level: z.number().int().min(1).max(4).default(2),
     }),
-    z.strictObject({ type: z.literal('text'), markdown: z.string().max(50_000) }),
+    z.strictObject({
+      type: z.literal('text'),
+      markdown: declare(z.string().max(50_000), { kind: 'long_text' }),
+    }),
     z.strictObject({
       type: z.literal('image'),
       file_id: Id.nullable().default(null),

@@ -20,6 +20,7 @@ import {
   SubscriptionFields,
   updateSubscription,
 } from '../../domain/commerce/subscriptions.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { defineOperation } from '../define-operation.ts';
 import {
@@ -40,7 +41,7 @@ const PlanSchema = named(
   z.object({
     id: Id,
     name: z.string(),
-    description: z.string(),
+    description: declare(z.string(), { kind: 'long_text' }),
     interval: z.enum(PLAN_INTERVALS),
     price_amount: Amount.describe('Per interval, in minor units of `currency`.'),
     currency: Currency,

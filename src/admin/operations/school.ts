@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import {
   type Appearance,
   AppearanceFields,
@@ -25,7 +26,7 @@ const SchoolSchema = named(
     name: z.string(),
     subdomain: z.string(),
     locale: z.string().describe('BCP 47 tag.'),
-    timezone: z.string().describe('IANA time zone.'),
+    timezone: declare(z.string(), { kind: 'time_zone' }).describe('IANA time zone.'),
     currency: Currency.describe('Default currency of new products.'),
     contact_email: z.string().nullable(),
     beta_features: z.array(z.enum(BETA_FEATURES)),
@@ -43,7 +44,9 @@ const AppearanceSchema = named(
     accent_color: z.string(),
     font: z.enum(FONTS),
     logo_file_id: Id.nullable(),
-    logo_url: z.string().nullable().describe('Where the logo file is read (admin storage route).'),
+    logo_url: declare(z.string(), { kind: 'url' })
+      .nullable()
+      .describe('Where the logo file is read (admin storage route).'),
     updated_at: Timestamp,
   }),
   'The school’s theme.',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { noteFileUploader } from '../../domain/catalog/curriculum.ts';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import { configuredFileStore } from '../../domain/school/file-store.ts';
 import {
@@ -23,7 +24,9 @@ const FileSchema = named(
     content_type: z.string(),
     size_bytes: z.number().int(),
     sha256: z.string().describe('Hex SHA-256 of the bytes.'),
-    url: z.string().describe('Where the bytes are read back (operator token with `storage:write`).'),
+    url: declare(z.string(), { kind: 'url' }).describe(
+      'Where the bytes are read back (operator token with `storage:write`).',
+    ),
     created_at: Timestamp,
   }),
   'A file in the school’s file store.',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { Text } from '../../domain/kernel/fields.ts';
 import { mapPage } from '../../domain/kernel/pagination.ts';
 import {
@@ -30,7 +31,7 @@ const EnrollmentSchema = named(
     expires_at: Timestamp.nullable().describe('Null: lifetime access.'),
     lifetime: z.boolean(),
     active: z.boolean().describe('False once `expires_at` has passed.'),
-    progress_percent: z.number().int().min(0).max(100),
+    progress_percent: declare(z.number().int().min(0).max(100), { kind: 'percent' }),
     completed_at: Timestamp.nullable(),
     last_lecture_id: Id.nullable(),
     last_position_seconds: z.number().int().nullable(),
@@ -179,7 +180,9 @@ export const studentOperations = [
           course_id: Id,
           user_id: Id.optional(),
           email: Email.optional().describe('A member’s email (exact, case-insensitive).'),
-          name: Text(120).optional().describe('Accepted for compatibility and ignored.'),
+          name: declare(Text(120), { ignored: true })
+            .optional()
+            .describe('Accepted for compatibility and ignored.'),
           expires_at: Timestamp.nullable().optional(),
         })
         .refine((b) => (b.user_id === undefined) !== (b.email === undefined), {

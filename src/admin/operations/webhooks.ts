@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declare } from '../../domain/kernel/field-meta.ts';
 import { DELIVERABLE_EVENT_TYPES, EVENT_CATALOGUE, EVENT_TYPES } from '../../events/catalogue.ts';
 import { listAttempts, replay, type WebhookAttempt } from '../../webhooks/delivery-log.ts';
 import {
@@ -22,7 +23,7 @@ const EndpointSchema = named(
   'WebhookEndpoint',
   z.object({
     id: Id,
-    url: z.string(),
+    url: declare(z.string(), { kind: 'url' }),
     description: z.string(),
     event_types: z.array(z.string()),
     enabled: z.boolean(),

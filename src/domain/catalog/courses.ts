@@ -14,6 +14,7 @@ import {
   slugTaken,
   withTransaction,
 } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { Amount, Currency, HttpUrl, Id, Slug, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import { insertUnderSlug, SlugOnCreate } from '../kernel/slugs.ts';
@@ -45,7 +46,7 @@ export interface Course {
 const CourseFields = z.object({
   title: Text(200),
   slug: Slug,
-  description: z.string().max(20_000),
+  description: declare(z.string().max(20_000), { kind: 'long_text' }),
   status: z.enum(COURSE_STATUSES),
   priceAmount: Amount,
   /** Defaults to the school's currency. */

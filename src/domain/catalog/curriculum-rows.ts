@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { flag, lockRow } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { HttpUrl, Id, Text } from '../kernel/fields.ts';
 import type { LecturesTable, SectionsTable } from '../kernel/tables.ts';
 
@@ -61,7 +62,7 @@ const LectureFields = z.object({
   type: z.enum(LECTURE_TYPES),
   durationSeconds: z.number().int().min(0).max(1_000_000),
   isFreePreview: z.boolean(),
-  body: z.string().max(200_000).nullable(),
+  body: declare(z.string().max(200_000), { kind: 'long_text' }).nullable(),
   videoUrl: HttpUrl.nullable(),
   fileId: Id.nullable().describe('A file of the school’s store.'),
   position: Position,

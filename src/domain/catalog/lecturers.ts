@@ -5,6 +5,7 @@ import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, lockRow, parseValid, withTransaction } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { HttpUrl, Id, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { LecturersTable } from '../kernel/tables.ts';
@@ -28,7 +29,7 @@ const LecturerFields = z.object({
   name: Text(200),
   userId: Id.nullable().describe('A member of the school; one profile per member.'),
   headline: z.string().max(200).nullable(),
-  bio: z.string().max(20_000).nullable(),
+  bio: declare(z.string().max(20_000), { kind: 'long_text' }).nullable(),
   avatarUrl: HttpUrl.nullable(),
 });
 

@@ -23,6 +23,11 @@ const MAX_RANGE_DAYS = 731;
 /** A report's window, as two instants. */
 const RangeFields = z.object({ from: Instant.optional(), to: Instant.optional() });
 
+/** The instant a report's "today" is read from: now on the app's clock (store/time.ts). */
+export function reportNow(): number {
+  return nowMs();
+}
+
 /** Checks a range (defaults: the last 30 days up to now); `from` must be before `to`. */
 export function checkRange(from: string | undefined, to: string | undefined, now = nowMs()): DateRange {
   const range = parseValid(RangeFields, { from, to });

@@ -13,6 +13,7 @@ import {
   parseValid,
   withTransaction,
 } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { Amount, Count, Currency, Id, Instant } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { CouponsTable } from '../kernel/tables.ts';
@@ -54,8 +55,12 @@ const CouponFields = z.object({
     .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, - or _')
     .describe('Case-insensitive; stored upper-cased.'),
   kind: z.enum(COUPON_KINDS),
-  percentOff: z.number().int().min(1).max(100).nullable().describe('For `percent` coupons.'),
-  amountOff: Amount.min(1).nullable().describe('For `fixed` coupons, in minor units of `currency`.'),
+  percentOff: declare(z.number().int().min(1).max(100), { kind: 'percent' })
+    .nullable()
+    .describe('For `percent` coupons.'),
+  amountOff: declare(Amount.min(1), { kind: 'money' })
+    .nullable()
+    .describe('For `fixed` coupons, in minor units of `currency`.'),
   currency: Currency.nullable(),
   maxRedemptions: Count.min(1).nullable(),
   expiresAt: Instant.nullable(),

@@ -7,6 +7,7 @@ import { isoNow } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
 import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, parseValid, withTransaction } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { Amount, Currency, Id, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { DigitalProductsTable } from '../kernel/tables.ts';
@@ -30,7 +31,7 @@ export interface DigitalProduct {
 /** A product's fields as a client writes them: each rule once (the admin API derives its bodies). */
 const DigitalProductFields = z.object({
   title: Text(200),
-  description: z.string().max(20_000),
+  description: declare(z.string().max(20_000), { kind: 'long_text' }),
   priceAmount: Amount,
   /** Defaults to the school's currency. */
   currency: Currency,

@@ -5,6 +5,7 @@ import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, parseValid, withTransaction } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { Amount, Currency, Id, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { MembershipPlansTable } from '../kernel/tables.ts';
@@ -30,7 +31,7 @@ export interface MembershipPlan {
 /** A plan's fields as a client writes them: each rule once (the admin API derives its bodies). */
 const MembershipPlanFields = z.object({
   name: Text(200),
-  description: z.string().max(20_000),
+  description: declare(z.string().max(20_000), { kind: 'long_text' }),
   interval: z.enum(PLAN_INTERVALS),
   priceAmount: Amount,
   /** Defaults to the school's currency. */

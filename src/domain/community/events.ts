@@ -6,6 +6,7 @@ import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, parseValid } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { HttpUrl, Instant, Text } from '../kernel/fields.ts';
 import { countRows, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { EventsTable } from '../kernel/tables.ts';
@@ -37,7 +38,7 @@ export interface Event {
 /** An event's fields as a client writes them: each rule once (the admin API derives its bodies). */
 const EventFields = z.object({
   title: Text(200),
-  description: z.string().max(20_000),
+  description: declare(z.string().max(20_000), { kind: 'long_text' }),
   startsAt: Instant,
   endsAt: Instant,
   /** Null means unlimited. */

@@ -6,6 +6,7 @@ import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, isUniqueViolation, parseValid, slugTaken, withTransaction } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { Id, Slug, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import { insertUnderSlug, SlugOnCreate } from '../kernel/slugs.ts';
@@ -31,7 +32,7 @@ export interface Post {
 const PostFields = z.object({
   title: Text(200),
   slug: Slug,
-  body: z.string().max(200_000),
+  body: declare(z.string().max(200_000), { kind: 'long_text' }),
   status: z.enum(POST_STATUSES),
   authorUserId: Id.nullable().describe('A member of the school; defaults to the caller on create.'),
 });

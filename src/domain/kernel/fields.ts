@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declare } from './field-meta.ts';
 
 /**
  * The field rules every entity shares, written once in zod. Each entity's fields are a zod
@@ -33,15 +34,18 @@ export const MAX_AMOUNT = 100_000_000_000;
 export const MAX_COUNT = 2_147_483_647;
 
 /** Integer minor units (cents) of a currency, 0 to MAX_AMOUNT. */
-export const Amount = z.number().int().min(0).max(MAX_AMOUNT);
+export const Amount = declare(z.number().int().min(0).max(MAX_AMOUNT), { kind: 'money' });
 
 /** A count a client sets (e.g. a redemption limit), 0 to MAX_COUNT. */
 export const Count = z.number().int().min(0).max(MAX_COUNT);
 
 /** ISO 4217 currency code. */
-export const Currency = worded(
-  z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code, e.g. USD'),
-  'must be an ISO 4217 currency code, e.g. USD',
+export const Currency = declare(
+  worded(
+    z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code, e.g. USD'),
+    'must be an ISO 4217 currency code, e.g. USD',
+  ),
+  { kind: 'currency' },
 );
 
 /** URL-safe slug: lower-case words joined by single hyphens, at most 100 characters. */
@@ -54,19 +58,22 @@ export const Slug = worded(
 );
 
 /** An http(s) URL of at most 2000 characters. */
-export const HttpUrl = worded(
-  z
-    .string()
-    .max(2000)
-    .refine((v) => {
-      try {
-        const u = new URL(v);
-        return u.protocol === 'https:' || u.protocol === 'http:';
-      } catch {
-        return false;
-      }
-    }, 'must be an http or https URL'),
-  'must be an http or https URL',
+export const HttpUrl = declare(
+  worded(
+    z
+      .string()
+      .max(2000)
+      .refine((v) => {
+        try {
+          const u = new URL(v);
+          return u.protocol === 'https:' || u.protocol === 'http:';
+        } catch {
+          return false;
+        }
+      }, 'must be an http or https URL'),
+    'must be an http or https URL',
+  ),
+  { kind: 'url' },
 );
 
 /** An email address; surrounding spaces are ignored. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FieldError } from '../../errors/problem-error.ts';
 import { ruleWording } from './fields.ts';
+import { innerOf } from './zod-walk.ts';
 
 /**
  * How the domain parses its input with an entity's zod fields, and how it words a failure.
@@ -10,19 +11,6 @@ import { ruleWording } from './fields.ts';
  * whole rule ("must be an integer from 0 to 100"). That sentence is rendered here, from the
  * rule itself, so it cannot drift from the bounds it describes.
  */
-
-/** The schema a wrapper (optional, nullable, default, readonly) holds; undefined for a rule. */
-function innerOf(schema: z.ZodType): z.ZodType | undefined {
-  if (
-    schema instanceof z.ZodOptional ||
-    schema instanceof z.ZodNonOptional ||
-    schema instanceof z.ZodNullable ||
-    schema instanceof z.ZodDefault ||
-    schema instanceof z.ZodReadonly
-  )
-    return schema.unwrap() as z.ZodType;
-  return undefined;
-}
 
 /**
  * The domain's sentence for a value that fails `schema`: the rule's own wording when it has one,

@@ -14,6 +14,7 @@ import type { Db, Tx } from '../../store/database.ts';
 import { isoIn, isoNow, nowMs } from '../../store/time.ts';
 import { likePattern } from '../community/posts.ts';
 import { flag, parseValid, withTransaction } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { Email, Id, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import type { InvitationsTable } from '../kernel/tables.ts';
@@ -65,7 +66,7 @@ export const InvitationFields = z.object({
     .max(50)
     .optional()
     .describe('Courses of this school the person is enrolled in (lifetime access) when they accept.'),
-  name: Text(120)
+  name: declare(Text(120), { ignored: true })
     .optional()
     .describe('Accepted for compatibility and ignored: the person chooses their own name when they join.'),
 });

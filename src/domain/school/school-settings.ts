@@ -3,6 +3,7 @@ import { problem, problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { isUniqueViolation, parseValid, withTransaction } from '../kernel/checks.ts';
+import { declare } from '../kernel/field-meta.ts';
 import { Currency, Email, Text, worded } from '../kernel/fields.ts';
 import type { SchoolsTable } from '../kernel/tables.ts';
 import { BETA_FEATURES, type BetaFeature, betaFeatures, findSchoolById } from './schools.ts';
@@ -44,9 +45,12 @@ export const SchoolSettingsFields = z
         .refine((v) => canonicalLocale(v) !== undefined, 'must be a BCP 47 language tag, e.g. en or pt-BR'),
       'must be a BCP 47 language tag, e.g. en or pt-BR',
     ),
-    timezone: worded(
-      z.string().max(64).refine(isTimeZone, 'must be an IANA time zone, e.g. Europe/Berlin'),
-      'must be an IANA time zone, e.g. Europe/Berlin',
+    timezone: declare(
+      worded(
+        z.string().max(64).refine(isTimeZone, 'must be an IANA time zone, e.g. Europe/Berlin'),
+        'must be an IANA time zone, e.g. Europe/Berlin',
+      ),
+      { kind: 'time_zone' },
     ),
     currency: Currency,
     contactEmail: worded(Email.nullable(), 'must be an email address or null'),

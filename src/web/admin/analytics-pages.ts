@@ -3,11 +3,10 @@
  * admin API's analytics operations (runForConsole), so the page and the API never disagree.
  * Each bar of a chart is `analytics.summary` over that day, week or month of the school's zone.
  */
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
+import { reportNow } from '../../domain/commerce/analytics.ts';
 import type { School } from '../../domain/school/schools.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
-import type { AppContext, AppEnv } from '../../http/context.ts';
-import { nowMs } from '../../store/time.ts';
 import { sendAreaPage } from '../shared/page-kit.ts';
 import {
   addDays,
@@ -29,7 +28,7 @@ import {
   type RangeForm,
   type SummaryFigures,
 } from './analytics-views.ts';
-import { type Area, operatorPage } from './area.ts';
+import { type ConsoleContext, type ConsoleEnv, operators } from './console-env.ts';
 import { runForConsole } from './console-kit.ts';
 
 const DATE_HINT = 'Enter a date as year-month-day, for example 2026-03-31.';
@@ -107,66 +106,60 @@ function rangeErrors(err: ProblemError): RangeForm['errors'] {
   return errors;
 }
 
-export function createAnalyticsPagesApp(ctx: AppContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+const summaryOver = async (c: ConsoleContext, from: string, to: string) =>
+  (
+    await runForConsole(c.var.app, c.var.area, 'analytics.summary', {
+      query: instants(c.var.area.school, from, to),
+    })
+  ).body as SummaryFigures;
 
-  const summaryOver = async (area: Area, from: string, to: string) =>
-    (await runForConsole(ctx, area, 'analytics.summary', { query: instants(area.school, from, to) }))
-      .body as SummaryFigures;
+function page(c: ConsoleContext, status: number, form: RangeForm, today: string, report?: AnalyticsReport) {
+  const { area } = c.var;
+  const body = analyticsPage(area, form, quickRanges(today), report);
+  return sendAreaPage(c, status, `${area.school.name} · Analytics`, body);
+}
 
-  const page = (
-    c: Context,
-    area: Area,
-    status: number,
-    form: RangeForm,
-    today: string,
-    report?: AnalyticsReport,
-  ) =>
-    sendAreaPage(
-      c,
-      status,
-      `${area.school.name} · Analytics`,
-      analyticsPage(area, form, quickRanges(today), report),
-    );
+/** The figures over the typed range (the last 30 days by default), charted by day, week or month. */
+async function showAnalytics(c: ConsoleContext): Promise<Response> {
+  const { area, app } = c.var;
+  const school = area.school;
+  const today = dayOf(school, reportNow());
+  const typed = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 40);
+  const typedTo = typed('to');
+  const typedFrom = typed('from');
+  const to = typedTo ? parseDay(typedTo) : today;
+  const from = typedFrom ? parseDay(typedFrom) : to && addDays(to, -29);
+  if (!from || !to) {
+    const errors = { from: typedFrom && !from ? DATE_HINT : undefined, to: to ? undefined : DATE_HINT };
+    return page(c, 400, { from: typedFrom, to: typedTo, errors }, today);
+  }
+  const form = { from, to, errors: {} };
+  let summary: SummaryFigures;
+  try {
+    summary = await summaryOver(c, from, to);
+  } catch (err) {
+    if (!(err instanceof ProblemError) || err.status >= 500) throw err;
+    return page(c, err.status, { ...form, errors: rangeErrors(err) }, today);
+  }
+  const { grain, periods } = periodsOf(school, from, to);
+  const [figures, completion] = await Promise.all([
+    Promise.all(periods.map((p) => summaryOver(c, p.from, p.to))),
+    runForConsole(app, area, 'analytics.course_completion', { query: instants(school, from, to) }),
+  ]);
+  const report: AnalyticsReport = {
+    from,
+    to,
+    grain,
+    summary,
+    periods: periods.map((p, i) => ({ ...p, figures: figures[i] })),
+    courses: (completion.body as { courses: CourseFigures[] }).courses,
+  };
+  return page(c, 200, form, today, report);
+}
 
-  app.get(
-    '/admin/:school/analytics',
-    operatorPage(ctx, async (c, area) => {
-      const school = area.school;
-      const today = dayOf(school, nowMs());
-      const typed = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 40);
-      const typedTo = typed('to');
-      const typedFrom = typed('from');
-      const to = typedTo ? parseDay(typedTo) : today;
-      const from = typedFrom ? parseDay(typedFrom) : to && addDays(to, -29);
-      if (!from || !to) {
-        const errors = { from: typedFrom && !from ? DATE_HINT : undefined, to: to ? undefined : DATE_HINT };
-        return page(c, area, 400, { from: typedFrom, to: typedTo, errors }, today);
-      }
-      const form = { from, to, errors: {} };
-      let summary: SummaryFigures;
-      try {
-        summary = await summaryOver(area, from, to);
-      } catch (err) {
-        if (!(err instanceof ProblemError) || err.status >= 500) throw err;
-        return page(c, area, err.status, { ...form, errors: rangeErrors(err) }, today);
-      }
-      const { grain, periods } = periodsOf(school, from, to);
-      const [figures, completion] = await Promise.all([
-        Promise.all(periods.map((p) => summaryOver(area, p.from, p.to))),
-        runForConsole(ctx, area, 'analytics.course_completion', { query: instants(school, from, to) }),
-      ]);
-      const report: AnalyticsReport = {
-        from,
-        to,
-        grain,
-        summary,
-        periods: periods.map((p, i) => ({ ...p, figures: figures[i] })),
-        courses: (completion.body as { courses: CourseFigures[] }).courses,
-      };
-      return page(c, area, 200, form, today, report);
-    }),
-  );
-
+/** The analytics page. */
+export function analyticsRoutes(): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  app.get('/:school/analytics', operators, showAnalytics);
   return app;
 }

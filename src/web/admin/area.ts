@@ -3,15 +3,15 @@
  * admins; or lecturers too, for the pages of the courses they teach), and the navigation with the
  * school switcher.
  */
-import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { findLecturerByUser } from '../../domain/catalog/lecturers.ts';
 import { listMembershipsOfUser } from '../../domain/school/memberships.ts';
 import { betaFeatures, findSchoolById, type School } from '../../domain/school/schools.ts';
 import { may, mayActFor, standingRoles } from '../../domain/school/standing.ts';
-import type { AppContext, AppEnv } from '../../http/context.ts';
+import type { AppContext } from '../../http/context.ts';
 import type { Html } from '../layout.ts';
-import { messagePage, type NavLink, requireViewer, topNav, type Viewer } from '../shared/page-kit.ts';
+import { type NavLink, topNav, type Viewer } from '../shared/page-kit.ts';
+import { PageRefusal } from '../shared/refusal.ts';
 import { CONSOLE_GROUPS, type ConsoleSlug } from './console/registry.ts';
 
 /** A school whose console the viewer may open. */
@@ -69,36 +69,40 @@ export interface Area {
 }
 
 /** Who a page admits: the school's operators only, or its lecturers too (their courses only). */
-type Admits = 'operators' | 'staff';
+export type Admits = 'operators' | 'staff';
 
-/**
- * The school of the path if the viewer may open this page of its console, else the 403 page.
- * Another school's id and an unknown id get the same answer, so the page does not reveal which
- * schools exist.
- */
-async function requireStaff(
-  ctx: AppContext,
-  c: Context,
-  viewer: Viewer,
-  schoolId: string,
-  admits: Admits,
-): Promise<Area | Response> {
-  const schools = await operatedSchools(ctx, viewer);
-  const operated = schools.find((s) => s.id === schoolId);
-  const school = operated ? await findSchoolById(ctx.db, schoolId) : undefined;
-  if (!operated || !school) return forbidden(c);
-  let teaching: Teaching | undefined;
-  if (!operated.operates) {
-    if (admits === 'operators') return forbidden(c, areaPath(school.id, '/courses'));
-    teaching = await teachingOf(ctx, school.id, viewer.user.id);
-  }
-  const disabled = await ctx.db
+/** Webhook endpoints Lectern disabled (410, failing for days) at the school. */
+async function disabledWebhooks(ctx: AppContext, schoolId: string): Promise<number> {
+  const rows = await ctx.db
     .selectFrom('webhook_endpoints')
     .select('id')
-    .where('school_id', '=', school.id)
+    .where('school_id', '=', schoolId)
     .where('enabled', '=', 0)
     .where('disabled_reason', 'is not', null)
     .execute();
+  return rows.length;
+}
+
+/**
+ * The area of `schoolId` if the viewer may open this page of its console; else throws the 403
+ * refusal. Another school's id and an unknown id get the same answer, so the console does not
+ * reveal which schools exist.
+ */
+export async function staffArea(
+  ctx: AppContext,
+  viewer: Viewer,
+  schoolId: string,
+  admits: Admits,
+): Promise<Area> {
+  const schools = await operatedSchools(ctx, viewer);
+  const operated = schools.find((s) => s.id === schoolId);
+  const school = operated ? await findSchoolById(ctx.db, schoolId) : undefined;
+  if (!operated || !school) throw notOperator();
+  let teaching: Teaching | undefined;
+  if (!operated.operates) {
+    if (admits === 'operators') throw forOwnersAndAdmins(areaPath(school.id, '/courses'));
+    teaching = await teachingOf(ctx, school.id, viewer.user.id);
+  }
   return {
     viewer,
     school,
@@ -106,67 +110,26 @@ async function requireStaff(
     teaching,
     schools,
     developers: betaFeatures(school).includes('mcp_connections'),
-    disabledWebhooks: disabled.length,
+    disabledWebhooks: await disabledWebhooks(ctx, school.id),
   };
 }
 
-/** The area of the request's `:school`: signed in (else /login) and admitted (else the 403 page). */
-export async function areaOfRequest(
-  ctx: AppContext,
-  c: Context<AppEnv>,
-  admits: Admits = 'operators',
-): Promise<Area | Response> {
-  const viewer = await requireViewer(ctx, c, '/admin');
-  if (viewer instanceof Response) return viewer;
-  return requireStaff(ctx, c, viewer, c.req.param('school') ?? '', admits);
-}
-
-/** A page of the area: `handler` runs only for a signed-in operator of the school in the path. */
-export function operatorPage(
-  ctx: AppContext,
-  handler: (c: Context<AppEnv>, area: Area) => Promise<Response>,
-): (c: Context<AppEnv>) => Promise<Response> {
-  return async (c) => {
-    const area = await areaOfRequest(ctx, c);
-    return area instanceof Response ? area : handler(c, area);
-  };
-}
-
-/**
- * A page lecturers open too (courses, curriculum, their students' progress): `handler` runs for
- * an operator, or a lecturer with `area.teaching` set, whose every operation passes the teaching
- * rule of console-kit.ts `runForConsole`. A page that reads anything but through it is an
- * `operatorPage`.
- */
-export function staffPage(
-  ctx: AppContext,
-  handler: (c: Context<AppEnv>, area: Area) => Promise<Response>,
-): (c: Context<AppEnv>) => Promise<Response> {
-  return async (c) => {
-    const area = await areaOfRequest(ctx, c, 'staff');
-    return area instanceof Response ? area : handler(c, area);
-  };
-}
-
-/**
- * The refusal shown to people who may not open a page: not staff of the school at all, or a
- * lecturer on a page for owners and admins (`courses`: where their own pages are).
- */
-export function forbidden(c: Context, courses?: string): Promise<Response> {
-  if (courses) {
-    return messagePage(
-      c,
-      403,
-      'For owners and admins',
-      'This page is for the school’s owners and admins. As a lecturer you can open the courses you teach.',
-      { href: courses, label: 'Go to your courses' },
-    );
-  }
-  return messagePage(
-    c,
+/** The refusal of someone who is not staff of the school at all. */
+export function notOperator(): PageRefusal {
+  return new PageRefusal(
     403,
     'Not an operator',
     'Only owners and admins of a school can open its admin area. Ask an owner of the school to give you the admin role.',
+  );
+}
+
+/** The refusal of a lecturer on a page for owners and admins, with the way to their own pages. */
+function forOwnersAndAdmins(courses: string): PageRefusal {
+  return new PageRefusal(
+    403,
+    'For owners and admins',
+    'This page is for the school’s owners and admins. As a lecturer you can open the courses you teach.',
+    { links: [{ href: courses, label: 'Go to your courses' }] },
   );
 }
 

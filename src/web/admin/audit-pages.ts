@@ -13,10 +13,9 @@ import {
 } from '../../domain/school/audit-trail.ts';
 import { ProblemError } from '../../errors/problem-error.ts';
 import { isEventType } from '../../events/catalogue.ts';
-import type { AppContext, AppEnv } from '../../http/context.ts';
 import { sendAreaPage } from '../shared/page-kit.ts';
 import { addDays, dayStart, parseDay } from '../shared/school-format.ts';
-import { type Area, areaPath, operatorPage } from './area.ts';
+import { type Area, areaPath } from './area.ts';
 import {
   type AuditFilterForm,
   type AuditListing,
@@ -24,6 +23,7 @@ import {
   auditPage,
   SYSTEM_ACTOR_VALUE,
 } from './audit-views.ts';
+import { type ConsoleContext, type ConsoleEnv, operators } from './console-env.ts';
 
 /** Entries per page. */
 const PAGE_SIZE = 25;
@@ -62,57 +62,55 @@ function readFilters(
   return { filter, errors };
 }
 
-export function createAuditPagesApp(ctx: AppContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.get(
-    '/admin/:school/audit',
-    operatorPage(ctx, async (c, area) => {
-      const q = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 200);
-      const values = { type: q('type'), actor: q('actor'), from: q('from'), to: q('to') };
-      const cursor = q('cursor');
-      const actors = await listAuditActors(ctx.db, area.school.id);
-      const { filter, errors } = readFilters(area, values, actors);
-      const path = areaPath(area.school.id, '/audit');
-      const kept = Object.entries(values).filter(([, v]) => v !== '');
-      const hrefWith = (extra: [string, string][]) => {
-        const search = new URLSearchParams([...kept, ...extra]).toString();
-        return search ? `${path}?${search}` : path;
-      };
-      const empty: AuditListing = {
-        events: [],
-        subjects: await auditSubjects(ctx.db, area.school.id, []),
-        actors,
-        olderHref: null,
-        newestHref: null,
-      };
-      const title = `${area.school.name} · Audit trail`;
-      if (Object.keys(errors).length > 0) {
-        return sendAreaPage(c, 400, title, auditPage(area, { values, errors }, empty));
-      }
-      try {
-        const page = await listAuditEvents(ctx.db, area.school.id, filter, {
-          limit: PAGE_SIZE,
-          cursor: cursor || undefined,
-        });
-        const listing: AuditListing = {
-          events: page.data,
-          subjects: await auditSubjects(ctx.db, area.school.id, page.data),
-          actors,
-          olderHref: page.next_cursor ? hrefWith([['cursor', page.next_cursor]]) : null,
-          newestHref: cursor ? hrefWith([]) : null,
-        };
-        return sendAreaPage(c, 200, title, auditPage(area, { values, errors: {} }, listing));
-      } catch (err) {
-        if (!(err instanceof ProblemError) || err.code !== 'invalid_cursor') throw err;
-        const page = 'That page of the audit trail does not exist. Start again from the newest entries.';
-        return sendAreaPage(
-          c,
-          400,
-          title,
-          auditPage(area, { values, errors: { page } }, { ...empty, newestHref: hrefWith([]) }),
-        );
-      }
-    }),
-  );
+/** The audit trail with the filters of the query, a page at a time. */
+async function showAudit(c: ConsoleContext): Promise<Response> {
+  const { area, app } = c.var;
+  const q = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 200);
+  const values = { type: q('type'), actor: q('actor'), from: q('from'), to: q('to') };
+  const cursor = q('cursor');
+  const actors = await listAuditActors(app.db, area.school.id);
+  const { filter, errors } = readFilters(area, values, actors);
+  const path = areaPath(area.school.id, '/audit');
+  const kept = Object.entries(values).filter(([, v]) => v !== '');
+  const hrefWith = (extra: [string, string][]) => {
+    const search = new URLSearchParams([...kept, ...extra]).toString();
+    return search ? `${path}?${search}` : path;
+  };
+  const empty: AuditListing = {
+    events: [],
+    subjects: await auditSubjects(app.db, area.school.id, []),
+    actors,
+    olderHref: null,
+    newestHref: null,
+  };
+  const title = `${area.school.name} · Audit trail`;
+  if (Object.keys(errors).length > 0) {
+    return sendAreaPage(c, 400, title, auditPage(area, { values, errors }, empty));
+  }
+  try {
+    const page = await listAuditEvents(app.db, area.school.id, filter, {
+      limit: PAGE_SIZE,
+      cursor: cursor || undefined,
+    });
+    const listing: AuditListing = {
+      events: page.data,
+      subjects: await auditSubjects(app.db, area.school.id, page.data),
+      actors,
+      olderHref: page.next_cursor ? hrefWith([['cursor', page.next_cursor]]) : null,
+      newestHref: cursor ? hrefWith([]) : null,
+    };
+    return sendAreaPage(c, 200, title, auditPage(area, { values, errors: {} }, listing));
+  } catch (err) {
+    if (!(err instanceof ProblemError) || err.code !== 'invalid_cursor') throw err;
+    const page = 'That page of the audit trail does not exist. Start again from the newest entries.';
+    const listing = { ...empty, newestHref: hrefWith([]) };
+    return sendAreaPage(c, 400, title, auditPage(area, { values, errors: { page } }, listing));
+  }
+}
+
+/** The audit trail's route. */
+export function auditRoutes(): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  app.get('/:school/audit', operators, showAudit);
   return app;
 }

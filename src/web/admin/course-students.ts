@@ -7,11 +7,12 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { ProblemError } from '../../errors/problem-error.ts';
-import type { AppContext, AppEnv } from '../../http/context.ts';
 import type { Html } from '../layout.ts';
-import { messagePage, sendAreaPage } from '../shared/page-kit.ts';
+import { sendAreaPage } from '../shared/page-kit.ts';
+import { PageRefusal } from '../shared/refusal.ts';
 import { longDay, timeOf } from '../shared/school-format.ts';
-import { type Area, areaNav, areaPath, staffPage } from './area.ts';
+import { type Area, areaNav, areaPath } from './area.ts';
+import { type ConsoleContext, type ConsoleEnv, staff } from './console-env.ts';
 import { runForConsole } from './console-kit.ts';
 
 const PAGE_SIZE = 25;
@@ -68,47 +69,48 @@ ${
 <div class="pager">${pager}</div>`;
 }
 
-/** The course students page, mounted beside the console's course pages. */
-export function createCourseStudentsApp(ctx: AppContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.get(
-    '/admin/:school/courses/:course/students',
-    staffPage(ctx, async (c, area) => {
-      const courseId = c.req.param('course') ?? '';
-      const cursor = c.req.query('cursor');
-      try {
-        const course = (await runForConsole(ctx, area, 'courses.get', { params: { course_id: courseId } }))
-          .body as { id: string; title: string };
-        const page = await runForConsole(ctx, area, 'students.list_enrollments', {
-          query: { course_id: course.id, limit: String(PAGE_SIZE), ...(cursor ? { cursor } : {}) },
-        });
-        const { data, next_cursor } = page.body as { data: Enrollment[]; next_cursor: string | null };
-        return sendAreaPage(
-          c,
-          200,
-          `${area.school.name} · Students of ${course.title}`,
-          studentsPage(area, course, data, next_cursor, cursor === undefined),
-        );
-      } catch (err) {
-        if (!(err instanceof ProblemError) || ![400, 404, 422].includes(err.status)) throw err;
-        const missing = err.status === 404 || err.errors?.some((e) => e.field.startsWith('params.'));
-        return messagePage(
-          c,
-          missing ? 404 : 400,
-          missing ? 'No such course' : 'That page does not exist',
-          missing
-            ? `There is no such course among ${area.teaching ? 'the courses you teach' : `the courses of ${area.school.name}`}.`
-            : 'That page of students does not exist: start again from the first page.',
-          {
-            href: areaPath(
-              area.school.id,
-              missing ? '/courses' : `/courses/${encodeURIComponent(courseId)}/students`,
-            ),
-            label: missing ? 'Back to courses' : 'First page of students',
-          },
-        );
-      }
-    }),
-  );
+/** A course's students and their progress, a page at a time. */
+async function showCourseStudents(c: ConsoleContext): Promise<Response> {
+  const { area, app: ctx } = c.var;
+  const courseId = c.req.param('course') ?? '';
+  const cursor = c.req.query('cursor');
+  try {
+    const course = (await runForConsole(ctx, area, 'courses.get', { params: { course_id: courseId } }))
+      .body as { id: string; title: string };
+    const page = await runForConsole(ctx, area, 'students.list_enrollments', {
+      query: { course_id: course.id, limit: String(PAGE_SIZE), ...(cursor ? { cursor } : {}) },
+    });
+    const { data, next_cursor } = page.body as { data: Enrollment[]; next_cursor: string | null };
+    return sendAreaPage(
+      c,
+      200,
+      `${area.school.name} · Students of ${course.title}`,
+      studentsPage(area, course, data, next_cursor, cursor === undefined),
+    );
+  } catch (err) {
+    if (!(err instanceof ProblemError) || ![400, 404, 422].includes(err.status)) throw err;
+    const missing = err.status === 404 || err.errors?.some((e) => e.field.startsWith('params.'));
+    const back = {
+      href: areaPath(
+        area.school.id,
+        missing ? '/courses' : `/courses/${encodeURIComponent(courseId)}/students`,
+      ),
+      label: missing ? 'Back to courses' : 'First page of students',
+    };
+    throw new PageRefusal(
+      missing ? 404 : 400,
+      missing ? 'No such course' : 'That page does not exist',
+      missing
+        ? `There is no such course among ${area.teaching ? 'the courses you teach' : `the courses of ${area.school.name}`}.`
+        : 'That page of students does not exist: start again from the first page.',
+      { links: [back] },
+    );
+  }
+}
+
+/** The course students page, beside the console's course pages (lecturers open it too). */
+export function courseStudentsRoutes(): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  app.get('/:school/courses/:course/students', staff, showCourseStudents);
   return app;
 }

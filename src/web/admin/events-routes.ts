@@ -1,11 +1,9 @@
 /**
  * `/admin/:school/webhooks`: the webhook endpoints of a school, for its owners and admins; the
- * same rules as the admin API (webhooks/), every change a CSRF-checked POST. The audit trail
- * (`/admin/:school/audit`) is audit-pages.ts, mounted here.
+ * same rules as the admin API (webhooks/), every change a POST.
  */
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { ProblemError, problems } from '../../errors/problem-error.ts';
-import type { AppContext, AppEnv } from '../../http/context.ts';
 import { listAttempts, replay } from '../../webhooks/delivery-log.ts';
 import {
   createEndpoint,
@@ -17,9 +15,10 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../../webhooks/endpoints.ts';
-import { messagePage, readForm, sendAreaPage } from '../shared/page-kit.ts';
-import { type Area, areaPath, operatorPage } from './area.ts';
-import { createAuditPagesApp } from './audit-pages.ts';
+import { sendAreaPage } from '../shared/page-kit.ts';
+import { PageRefusal } from '../shared/refusal.ts';
+import { type Area, areaPath } from './area.ts';
+import { type ConsoleContext, type ConsoleEnv, operators, postedForm } from './console-env.ts';
 import {
   DELETE_CONFIRMED,
   deleteEndpointPage,
@@ -29,8 +28,6 @@ import {
   endpointSecretPage,
   webhooksPage,
 } from './events-views.ts';
-
-type Handler = (c: Context<AppEnv>, area: Area) => Promise<Response>;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -76,177 +73,155 @@ function problemText(err: ProblemError): string {
     : (err.detail ?? err.title);
 }
 
-export function createAdminEventsPagesApp(ctx: AppContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  const settings: EndpointSettings = {
-    key: ctx.config.secret,
-    allowLoopbackHttp: ctx.config.webhooks.allowLoopbackHttp,
-    secretOverlapSeconds: ctx.config.webhooks.secretOverlapSeconds,
+/** The endpoint rule's settings, from the app's configuration. */
+function settingsOf(c: ConsoleContext): EndpointSettings {
+  const { config } = c.var.app;
+  return {
+    key: config.secret,
+    allowLoopbackHttp: config.webhooks.allowLoopbackHttp,
+    secretOverlapSeconds: config.webhooks.secretOverlapSeconds,
   };
-  const operator = (handler: Handler) => operatorPage(ctx, handler);
-  const webhooksPath = (area: Area, rest = '') => areaPath(area.school.id, `/webhooks${rest}`);
-  const notFound = (c: Context, area: Area) =>
-    messagePage(c, 404, 'Endpoint not found', 'This school has no such webhook endpoint.', {
-      href: webhooksPath(area),
-      label: 'Back to Webhooks',
-    });
+}
 
-  // The audit trail is its own page (audit-pages.ts), mounted here beside the webhooks.
-  app.route('/', createAuditPagesApp(ctx));
+const webhooksPath = (area: Area, rest = '') => areaPath(area.school.id, `/webhooks${rest}`);
+const endpointPath = (area: Area, id: string) => webhooksPath(area, `/${encodeURIComponent(id)}`);
+const endpointId = (c: ConsoleContext) => c.req.param('endpoint') ?? '';
 
-  const showWebhooks = async (
-    c: Context,
-    area: Area,
-    status = 200,
-    values: EndpointFormValues = { url: '', eventTypes: '*', description: '' },
-    errors: EndpointFormErrors = {},
-  ) => {
-    const endpoints = await listEndpoints(ctx.db, area.school.id, { limit: 100 });
-    return sendAreaPage(
-      c,
-      status,
-      `${area.school.name} · Webhooks`,
-      webhooksPage(area, endpoints.data, { values, errors }, c.req.query('done')),
-    );
+async function showWebhooks(
+  c: ConsoleContext,
+  status = 200,
+  values: EndpointFormValues = { url: '', eventTypes: '*', description: '' },
+  errors: EndpointFormErrors = {},
+): Promise<Response> {
+  const { area, app } = c.var;
+  const endpoints = await listEndpoints(app.db, area.school.id, { limit: 100 });
+  return sendAreaPage(
+    c,
+    status,
+    `${area.school.name} · Webhooks`,
+    webhooksPage(area, endpoints.data, { values, errors }, c.req.query('done')),
+  );
+}
+
+async function addEndpoint(c: ConsoleContext): Promise<Response> {
+  const { area, app } = c.var;
+  const fields = postedForm(c);
+  // What the operator typed, as typed: the endpoint's rule (webhooks/endpoints.ts) decides.
+  const values: EndpointFormValues = {
+    url: fields.get('url') ?? '',
+    eventTypes: fields.get('event_types') ?? '',
+    description: fields.get('description') ?? '',
   };
+  const patterns = typedPatterns(values.eventTypes);
+  try {
+    const input = { url: values.url, eventTypes: patterns, description: values.description };
+    const created = await createEndpoint(app.db, area.school.id, input, settingsOf(c));
+    const page = endpointSecretPage(area, created.endpoint, created.secret, false);
+    return sendAreaPage(c, 201, 'Endpoint added', page);
+  } catch (err) {
+    if (!(err instanceof ProblemError)) throw err;
+    return showWebhooks(c, err.status, values, endpointFormErrors(err, patterns));
+  }
+}
 
-  app.get(
-    '/admin/:school/webhooks',
-    operator((c, area) => showWebhooks(c, area)),
-  );
-
-  app.post(
-    '/admin/:school/webhooks',
-    operator(async (c, area) => {
-      const fields = await readForm(ctx, c, area.viewer);
-      if (fields instanceof Response) return fields;
-      // What the operator typed, as typed: the endpoint's rule (webhooks/endpoints.ts) decides.
-      const values: EndpointFormValues = {
-        url: fields.get('url') ?? '',
-        eventTypes: fields.get('event_types') ?? '',
-        description: fields.get('description') ?? '',
-      };
-      const patterns = typedPatterns(values.eventTypes);
-      try {
-        const created = await createEndpoint(
-          ctx.db,
-          area.school.id,
-          { url: values.url, eventTypes: patterns, description: values.description },
-          settings,
-        );
-        return sendAreaPage(
-          c,
-          201,
-          'Endpoint added',
-          endpointSecretPage(area, created.endpoint, created.secret, false),
-        );
-      } catch (err) {
-        if (!(err instanceof ProblemError)) throw err;
-        return showWebhooks(c, area, err.status, values, endpointFormErrors(err, patterns));
+/**
+ * A page of one endpoint: an endpoint of another school or none is the 404; any other refusal of
+ * the endpoint's rule is said on a page that leads back to the endpoint.
+ */
+function withEndpoint(handler: (c: ConsoleContext, id: string) => Promise<Response>) {
+  return async (c: ConsoleContext): Promise<Response> => {
+    const { area } = c.var;
+    const id = endpointId(c);
+    try {
+      return await handler(c, id);
+    } catch (err) {
+      if (!(err instanceof ProblemError)) throw err;
+      if (err.code === 'not_found') {
+        throw new PageRefusal(404, 'Endpoint not found', 'This school has no such webhook endpoint.', {
+          links: [{ href: webhooksPath(area), label: 'Back to Webhooks' }],
+        });
       }
-    }),
-  );
-
-  const withEndpoint = (handler: (c: Context<AppEnv>, area: Area, id: string) => Promise<Response>) =>
-    operator(async (c, area) => {
-      const id = c.req.param('endpoint') ?? '';
-      try {
-        return await handler(c, area, id);
-      } catch (err) {
-        if (err instanceof ProblemError && err.code === 'not_found') return notFound(c, area);
-        if (err instanceof ProblemError) {
-          return messagePage(c, err.status, 'Not done', problemText(err), {
-            href: webhooksPath(area, `/${encodeURIComponent(id)}`),
-            label: 'Back to the endpoint',
-          });
-        }
-        throw err;
-      }
-    });
-
-  app.get(
-    '/admin/:school/webhooks/:endpoint',
-    withEndpoint(async (c, area, id) => {
-      const endpoint = await getEndpoint(ctx.db, area.school.id, id);
-      const attempts = await listAttempts(ctx.db, area.school.id, id, { limit: 50 });
-      return sendAreaPage(
-        c,
-        200,
-        endpoint.url,
-        endpointPage(area, endpoint, attempts.data, c.req.query('done')),
-      );
-    }),
-  );
-
-  const action = (
-    name: string,
-    run: (area: Area, id: string, fields: URLSearchParams) => Promise<Response | string>,
-  ) =>
-    app.post(
-      `/admin/:school/webhooks/:endpoint/${name}`,
-      withEndpoint(async (c, area, id) => {
-        const fields = await readForm(ctx, c, area.viewer);
-        if (fields instanceof Response) return fields;
-        const result = await run(area, id, fields);
-        if (typeof result !== 'string') return result;
-        const endpointPath = webhooksPath(area, `/${encodeURIComponent(id)}`);
-        if (result === 'confirm-delete') return c.redirect(`${endpointPath}/delete`, 303);
-        return c.redirect(
-          result === 'deleted' ? webhooksPath(area, '?done=deleted') : `${endpointPath}?done=${result}`,
-          303,
-        );
-      }),
-    );
-
-  action('enable', async (area, id) => {
-    await updateEndpoint(ctx.db, area.school.id, id, { enabled: true }, settings);
-    return 'enabled';
-  });
-  action('disable', async (area, id) => {
-    await updateEndpoint(ctx.db, area.school.id, id, { enabled: false }, settings);
-    return 'disabled';
-  });
-  // Deleting asks first: the endpoint page links to this confirmation page, whose form alone
-  // carries the confirmed field; a POST without it deletes nothing and leads to the question.
-  app.get(
-    '/admin/:school/webhooks/:endpoint/delete',
-    withEndpoint(async (c, area, id) => {
-      const endpoint = await getEndpoint(ctx.db, area.school.id, id);
-      return sendAreaPage(c, 200, 'Delete this endpoint?', deleteEndpointPage(area, endpoint));
-    }),
-  );
-  action('delete', async (area, id, fields) => {
-    await getEndpoint(ctx.db, area.school.id, id);
-    if (fields.get(DELETE_CONFIRMED) !== 'yes') return 'confirm-delete';
-    await deleteEndpoint(ctx.db, area.school.id, id);
-    return 'deleted';
-  });
-  action('test', async (area, id) => {
-    await sendTestEvent(ctx.db, area.school.id, id);
-    return 'test';
-  });
-  action('replay', async (area, id, fields) => {
-    const since = fields.get('since') ?? '';
-    if (!DATE.test(since) || Number.isNaN(Date.parse(since))) {
-      throw problems.validation([{ field: 'since', message: 'must be a date as YYYY-MM-DD' }]);
+      throw new PageRefusal(err.status, 'Not done', problemText(err), {
+        links: [{ href: endpointPath(area, id), label: 'Back to the endpoint' }],
+      });
     }
-    await replay(ctx.db, area.school.id, id, { since: `${since}T00:00:00.000Z` });
-    return 'replayed';
+  };
+}
+
+const showEndpoint = withEndpoint(async (c, id) => {
+  const { area, app } = c.var;
+  const endpoint = await getEndpoint(app.db, area.school.id, id);
+  const attempts = await listAttempts(app.db, area.school.id, id, { limit: 50 });
+  const page = endpointPage(area, endpoint, attempts.data, c.req.query('done'));
+  return sendAreaPage(c, 200, endpoint.url, page);
+});
+
+// Deleting asks first: the endpoint page links to this confirmation page, whose form alone
+// carries the confirmed field; a POST without it deletes nothing and leads to the question.
+const askDeleteEndpoint = withEndpoint(async (c, id) => {
+  const endpoint = await getEndpoint(c.var.app.db, c.var.area.school.id, id);
+  return sendAreaPage(c, 200, 'Delete this endpoint?', deleteEndpointPage(c.var.area, endpoint));
+});
+
+/** An action on an endpoint: the work names the notice of the redirect to the endpoint. */
+function endpointAction(work: (c: ConsoleContext, id: string, fields: URLSearchParams) => Promise<string>) {
+  return withEndpoint(async (c, id) => {
+    const { area } = c.var;
+    const result = await work(c, id, postedForm(c));
+    if (result === 'confirm-delete') return c.redirect(`${endpointPath(area, id)}/delete`, 303);
+    if (result === 'deleted') return c.redirect(webhooksPath(area, '?done=deleted'), 303);
+    return c.redirect(`${endpointPath(area, id)}?done=${result}`, 303);
   });
-  // Rotation answers with the new secret, once, on a page of its own.
-  app.post(
-    '/admin/:school/webhooks/:endpoint/rotate',
-    withEndpoint(async (c, area, id) => {
-      const fields = await readForm(ctx, c, area.viewer);
-      if (fields instanceof Response) return fields;
-      const rotated = await rotateEndpointSecret(ctx.db, area.school.id, id, settings);
-      return sendAreaPage(
-        c,
-        200,
-        'New signing secret',
-        endpointSecretPage(area, rotated.endpoint, rotated.secret, true),
-      );
-    }),
-  );
+}
+
+const enableEndpoint = endpointAction(async (c, id) => {
+  await updateEndpoint(c.var.app.db, c.var.area.school.id, id, { enabled: true }, settingsOf(c));
+  return 'enabled';
+});
+const disableEndpoint = endpointAction(async (c, id) => {
+  await updateEndpoint(c.var.app.db, c.var.area.school.id, id, { enabled: false }, settingsOf(c));
+  return 'disabled';
+});
+const removeEndpoint = endpointAction(async (c, id, fields) => {
+  await getEndpoint(c.var.app.db, c.var.area.school.id, id);
+  if (fields.get(DELETE_CONFIRMED) !== 'yes') return 'confirm-delete';
+  await deleteEndpoint(c.var.app.db, c.var.area.school.id, id);
+  return 'deleted';
+});
+const testEndpoint = endpointAction(async (c, id) => {
+  await sendTestEvent(c.var.app.db, c.var.area.school.id, id);
+  return 'test';
+});
+const replayEndpoint = endpointAction(async (c, id, fields) => {
+  const since = fields.get('since') ?? '';
+  if (!DATE.test(since) || Number.isNaN(Date.parse(since))) {
+    throw problems.validation([{ field: 'since', message: 'must be a date as YYYY-MM-DD' }]);
+  }
+  await replay(c.var.app.db, c.var.area.school.id, id, { since: `${since}T00:00:00.000Z` });
+  return 'replayed';
+});
+
+// Rotation answers with the new secret, once, on a page of its own.
+const rotateSigningSecret = withEndpoint(async (c, id) => {
+  const { area, app } = c.var;
+  const rotated = await rotateEndpointSecret(app.db, area.school.id, id, settingsOf(c));
+  const page = endpointSecretPage(area, rotated.endpoint, rotated.secret, true);
+  return sendAreaPage(c, 200, 'New signing secret', page);
+});
+
+/** The webhooks pages. */
+export function webhookRoutes(): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  const at = '/:school/webhooks/:endpoint';
+  app.get('/:school/webhooks', operators, (c) => showWebhooks(c));
+  app.post('/:school/webhooks', operators, addEndpoint);
+  app.get(at, operators, showEndpoint);
+  app.post(`${at}/enable`, operators, enableEndpoint);
+  app.post(`${at}/disable`, operators, disableEndpoint);
+  app.get(`${at}/delete`, operators, askDeleteEndpoint);
+  app.post(`${at}/delete`, operators, removeEndpoint);
+  app.post(`${at}/test`, operators, testEndpoint);
+  app.post(`${at}/replay`, operators, replayEndpoint);
+  app.post(`${at}/rotate`, operators, rotateSigningSecret);
   return app;
 }

@@ -1,13 +1,12 @@
 /**
- * What the signed-in pages (`/account`, `/admin`) share: the session guard, CSRF-checked form
- * reading, the top navigation, notices and dates.
+ * What the signed-in pages (`/account`, `/admin`) share: the viewer, CSRF fields and
+ * confirmation forms, the top navigation, notices and dates. The guard that finds the viewer and
+ * checks every POST's CSRF token is shared/viewer.ts.
  */
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import { findUserById, type User } from '../../domain/school/users.ts';
-import type { AppContext } from '../../http/context.ts';
-import { CSRF_FIELD, csrfToken, currentSession, type Session, verifyCsrf } from '../../http/sessions.ts';
-import { isFormRequest } from '../../oauth/form-body.ts';
+import type { User } from '../../domain/school/users.ts';
+import { CSRF_FIELD, type Session } from '../../http/sessions.ts';
 import { type Html, sendPage } from '../layout.ts';
 import { utcTimeOf } from './school-format.ts';
 
@@ -16,88 +15,6 @@ export interface Viewer {
   readonly session: Session;
   readonly user: User;
   readonly csrf: string;
-}
-
-/**
- * The signed-in viewer, or a redirect to `/login` that comes back here after sign-in (only GET
- * pages come back: a POST's target is not a page to return to).
- */
-export async function requireViewer(
-  ctx: AppContext,
-  c: Context,
-  fallback: string,
-): Promise<Viewer | Response> {
-  const session = await currentSession(ctx, c);
-  const user = session ? await findUserById(ctx.db, session.userId) : undefined;
-  if (!session || !user) {
-    const url = new URL(c.req.url);
-    const back = c.req.method === 'GET' ? `${url.pathname}${url.search}` : fallback;
-    return c.redirect(`/login?return_to=${encodeURIComponent(back)}`, c.req.method === 'GET' ? 302 : 303);
-  }
-  return { session, user, csrf: csrfToken(ctx, c, session) };
-}
-
-/**
- * A POSTed form of this viewer, or the refusal page: every state change is a form POST carrying
- * the session's synchronizer token (OWASP CSRF cheat sheet), so a forged cross-site POST fails.
- */
-export async function readForm(
-  ctx: AppContext,
-  c: Context,
-  viewer: Viewer,
-): Promise<URLSearchParams | Response> {
-  if (!isFormRequest(c)) {
-    return messagePage(c, 415, 'Unsupported form', 'This form must be sent as a web form.');
-  }
-  const form = new URLSearchParams(await c.req.text());
-  if (!verifyCsrf(ctx, c, form.get(CSRF_FIELD) ?? undefined, viewer.session)) {
-    return messagePage(
-      c,
-      403,
-      'Form expired',
-      'This form has expired or did not come from this site. Go back, reload the page and try again.',
-    );
-  }
-  return form;
-}
-
-/** The fields of a multipart/form-data POST: text values and uploaded files. */
-export type MultipartForm = Record<string, string | File>;
-
-/**
- * A POSTed multipart/form-data form (a file upload) of this viewer, or the refusal page: the
- * same synchronizer-token check as readForm, with the token read from the multipart body.
- */
-export async function readMultipartForm(
-  ctx: AppContext,
-  c: Context,
-  viewer: Viewer,
-): Promise<MultipartForm | Response> {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^multipart\/form-data\s*;\s*boundary=/i.test(type)) {
-    return messagePage(c, 415, 'Unsupported form', 'This form must be sent as a web form with its files.');
-  }
-  let form: MultipartForm;
-  try {
-    form = (await c.req.parseBody()) as MultipartForm;
-  } catch {
-    return messagePage(
-      c,
-      400,
-      'Form not readable',
-      'The form did not arrive in full. Go back and try again.',
-    );
-  }
-  const token = form[CSRF_FIELD];
-  if (!verifyCsrf(ctx, c, typeof token === 'string' ? token : undefined, viewer.session)) {
-    return messagePage(
-      c,
-      403,
-      'Form expired',
-      'This form has expired or did not come from this site. Go back, reload the page and try again.',
-    );
-  }
-  return form;
 }
 
 /** The hidden CSRF field of a form. */

@@ -71,7 +71,9 @@ export const refusals = {
     new PageRefusal(
       415,
       'Unsupported form',
-      withFiles ? 'This form must be sent as a web form with its files.' : 'This form must be sent as a web form.',
+      withFiles
+        ? 'This form must be sent as a web form with its files.'
+        : 'This form must be sent as a web form.',
     ),
   /** A multipart body that did not parse. */
   formNotReadable: () =>

@@ -11,7 +11,11 @@ import type { AppContext, AppEnv } from '../../http/context.ts';
 import { CSRF_FIELD, csrfToken, currentSession, verifyCsrf } from '../../http/sessions.ts';
 import { isFormRequest } from '../../oauth/form-body.ts';
 import { type Html, sendPage } from '../layout.ts';
-import type { MultipartForm, Viewer } from './page-kit.ts';
+import type { Viewer } from './page-kit.ts';
+
+/** The fields of a multipart/form-data POST: text values and uploaded files. */
+export type MultipartForm = Record<string, string | File>;
+
 import { PageRedirect, PageRefusal, type RefusalLink, refusals } from './refusal.ts';
 
 /** What `signedInArea` puts on the context of every request of its area. */

@@ -3,16 +3,20 @@
  * control, its bounds and whether it may be left out, read once from the schema so a form never
  * repeats a rule the schema states. Also the words a person reads: labels, hints, enum words.
  */
-import { z } from 'zod';
-import { HttpUrl, MAX_AMOUNT, ruleWording } from '../../../domain/kernel/fields.ts';
-import { dateTimeFormat, numberFormat } from '../../shared/school-format.ts';
+import type { z } from 'zod';
+import { declarationOf, type FieldMeta } from '../../../domain/kernel/field-meta.ts';
+import { ruleWording } from '../../../domain/kernel/fields.ts';
+import { defOf, unwrap } from '../../../domain/kernel/zod-walk.ts';
 
-/** The school's conventions every field is shown and read in. */
-export interface FieldContext {
-  readonly currency: string;
-  readonly locale: string;
-  readonly timeZone: string;
-}
+export { schemaAt, shapeOf, unwrap } from '../../../domain/kernel/zod-walk.ts';
+export {
+  currencyAffix,
+  type FieldContext,
+  formatInstant,
+  formatMoney,
+  moneyInputValue,
+  parseMoney,
+} from './field-values.ts';
 
 /** One variant of an object (a plain object has one; a discriminated union one per option). */
 export interface ObjectVariant {
@@ -30,6 +34,8 @@ export type FieldKind =
       readonly min?: number;
       readonly max?: number;
       readonly acceptsEmpty: boolean;
+      /** What the text is, as its rule declares (a currency, a time zone): its own control. */
+      readonly declared?: 'currency' | 'time_zone';
     }
   | { readonly k: 'money' }
   | {
@@ -60,79 +66,40 @@ export interface FieldInfo {
   readonly description?: string;
   /** The value the schema puts in when the field is left out. */
   readonly defaultValue?: unknown;
+  /** Kept for older clients and ignored (declared): forms leave it out. */
+  readonly ignored: boolean;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: zod's internals are reached through `_zod.def`
-type AnyDef = any;
-
-const defOf = (s: z.ZodType): AnyDef => s._zod.def;
-
-/** The field's rule without wrappers (and the input side of a pipe), with what they said. */
-function unwrap(schema: z.ZodType) {
-  let s = schema;
-  let optional = false;
-  let nullable = false;
-  let description = schema.description;
-  let email = false;
-  let defaultValue: unknown;
-  const seen: z.ZodType[] = [s];
-  for (let guard = 0; guard < 20; guard++) {
-    const def = defOf(s);
-    let next: z.ZodType | undefined;
-    if (def.type === 'optional' || def.type === 'default' || def.type === 'prefault') {
-      optional = true;
-      if (def.type !== 'optional' && defaultValue === undefined) defaultValue = def.defaultValue;
-      next = def.innerType;
-    } else if (def.type === 'nullable') {
-      nullable = true;
-      next = def.innerType;
-    } else if (def.type === 'readonly' || def.type === 'catch' || def.type === 'nonoptional') {
-      next = def.innerType;
-    } else if (def.type === 'pipe') {
-      const out = defOf(def.out);
-      if (out.type === 'string' && (def.out as { format?: string }).format === 'email') email = true;
-      next = defOf(def.in).type === 'transform' ? def.out : def.in;
-    } else if (def.type === 'lazy') {
-      next = def.getter();
-    }
-    if (!next) break;
-    s = next;
-    seen.push(s);
-    description ??= s.description;
-  }
-  return { inner: s, optional, nullable, description, email, seen, defaultValue };
-}
-
-const LONG_TEXT = new Set(['description', 'body', 'bio', 'content', 'text', 'markdown']);
-
-/** Keys whose values are money of the school's (or the body's) currency. */
-function isMoneyKey(key: string): boolean {
-  return /(^|_)amount(_|$)/.test(key);
+/** What the field's rule declares it is (domain/kernel/field-meta.ts), the outermost saying first. */
+function declared(seen: readonly z.ZodType[]): FieldMeta {
+  const metas = seen.map(declarationOf).filter((m): m is FieldMeta => m !== undefined);
+  return { kind: metas.find((m) => m.kind)?.kind, ignored: metas.some((m) => m.ignored) };
 }
 
 function kindOf(key: string, schema: z.ZodType): FieldKind {
   const { inner, email, seen } = unwrap(schema);
   const def = defOf(inner);
+  const { kind: declaredKind } = declared(seen);
   switch (def.type) {
     case 'string': {
       const s = inner as z.ZodString;
       const format = (s as { format?: string | null }).format ?? undefined;
       if (format === 'datetime') return { k: 'datetime' };
       if (format === 'date') return { k: 'date' };
-      const isUrl =
-        format === 'url' || seen.some((x) => defOf(x) === defOf(HttpUrl)) || /(^|_)url$/.test(key);
+      const isUrl = format === 'url' || declaredKind === 'url';
       const min = s.minLength ?? undefined;
       const max = s.maxLength ?? undefined;
       const input = email || format === 'email' ? 'email' : isUrl ? 'url' : 'text';
       // An empty text is a value only where the rule takes one (a description, not a code).
       const acceptsEmpty = input === 'text' && inner.safeParse('').success;
-      const long = input === 'text' && (LONG_TEXT.has(key) || (max ?? 0) >= 1000);
-      return { k: 'text', input, long, min, max, acceptsEmpty };
+      // Declared long, or allowed long enough that one line would not hold it.
+      const long = input === 'text' && (declaredKind === 'long_text' || (max ?? 0) >= 1000);
+      const role = declaredKind === 'currency' || declaredKind === 'time_zone' ? declaredKind : undefined;
+      return { k: 'text', input, long, min, max, acceptsEmpty, declared: role };
     }
     case 'number': {
       const n = inner as z.ZodNumber;
-      const max = n.maxValue ?? undefined;
-      if (max === MAX_AMOUNT || isMoneyKey(key)) return { k: 'money' };
+      if (declaredKind === 'money') return { k: 'money' };
       // A safe integer's own bounds say nothing a person needs.
       const finite = (v: number | null) =>
         v === null || Math.abs(v) >= Number.MAX_SAFE_INTEGER ? undefined : v;
@@ -141,7 +108,7 @@ function kindOf(key: string, schema: z.ZodType): FieldKind {
         int: n.isInt === true,
         min: finite(n.minValue),
         max: finite(n.maxValue),
-        percent: /(^|_)percent(_|$)/.test(key),
+        percent: declaredKind === 'percent',
       };
     }
     case 'boolean':
@@ -181,6 +148,16 @@ function kindOf(key: string, schema: z.ZodType): FieldKind {
   }
 }
 
+/** The variant of an object a value is (by its discriminator), or undefined when it names none. */
+export function variantOf(
+  kind: Extract<FieldKind, { k: 'object' }>,
+  value: Readonly<Record<string, unknown>> | undefined,
+) {
+  if (!kind.discriminator) return kind.variants[0];
+  const tag = value?.[kind.discriminator];
+  return kind.variants.find((v) => v.tag === tag);
+}
+
 /** Everything a form needs to know of one field. */
 export function fieldInfo(key: string, schema: z.ZodType): FieldInfo {
   const u = unwrap(schema);
@@ -192,43 +169,16 @@ export function fieldInfo(key: string, schema: z.ZodType): FieldInfo {
     kind: kindOf(key, schema),
     description: u.description,
     defaultValue: u.defaultValue,
+    ignored: declared(u.seen).ignored === true,
   };
 }
 
-/** The fields of an object schema (through wrappers); empty for anything else. */
-export function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType> {
-  if (!schema) return {};
-  const { inner } = unwrap(schema);
-  return inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : {};
-}
-
 /**
- * The schema of the field at a form name inside an object schema (`blocks.2.text`: through
- * lists and into whichever variant has the field); undefined when the schema has no such field.
- */
-export function schemaAt(schema: z.ZodType, name: string): z.ZodType | undefined {
-  let s: z.ZodType | undefined = schema;
-  for (const part of name.split('.')) {
-    if (!s) return undefined;
-    const inner = unwrap(s).inner;
-    const def = defOf(inner);
-    if (/^\d+$/.test(part) && def.type === 'array') s = def.element;
-    else if (def.type === 'object') s = Object.hasOwn(def.shape, part) ? def.shape[part] : undefined;
-    else if (def.type === 'union')
-      s = (def.options as z.ZodType[])
-        .map((o) => defOf(unwrap(o).inner))
-        .find((d) => d.type === 'object' && Object.hasOwn(d.shape, part))?.shape[part];
-    else return undefined;
-  }
-  return s;
-}
-
-/**
- * Fields the API keeps only so older clients are not refused ("Accepted for compatibility and
- * ignored"): a form that showed them would ask for something that does nothing.
+ * Fields the API keeps only so older clients are not refused, declared ignored: a form that
+ * showed them would ask for something that does nothing.
  */
 export function isIgnoredField(info: FieldInfo): boolean {
-  return /\bignored\b/i.test(info.description ?? '');
+  return info.ignored;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,7 +268,7 @@ export function hintOf(key: string, schema: z.ZodType): string | undefined {
   if (!text) {
     // A named rule (a slug, a colour) says what it takes; an email, URL or currency needs no hint.
     const k = info.kind;
-    if (k.k === 'text' && k.input === 'text' && key !== 'currency') {
+    if (k.k === 'text' && k.input === 'text' && k.declared !== 'currency') {
       const wording = ruleWording.get(defOf(info.inner));
       if (wording?.startsWith('must be ')) text = wording.slice('must be '.length);
     }
@@ -341,138 +291,4 @@ export function hintOf(key: string, schema: z.ZodType): string | undefined {
   if (!text) return undefined;
   text = text.charAt(0).toUpperCase() + text.slice(1);
   return /[.!?]$/.test(text) ? text : `${text}.`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Money
-
-/** How many decimals `currency` has (2 for EUR, 0 for JPY). */
-function currencyDigits(currency: string, locale: string): number {
-  try {
-    return numberFormat(locale, { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
-}
-
-/** The currency's symbol and whether it goes before the amount in `locale`. */
-export function currencyAffix(currency: string, locale: string): { symbol: string; before: boolean } {
-  try {
-    const parts = numberFormat(locale, { style: 'currency', currency }).formatToParts(1);
-    const at = parts.findIndex((p) => p.type === 'currency');
-    const first = parts.findIndex((p) => p.type === 'integer');
-    return { symbol: parts[at]?.value ?? currency, before: at < first };
-  } catch {
-    return { symbol: currency, before: false };
-  }
-}
-
-function separators(locale: string): { decimal: string; group: string } {
-  try {
-    const parts = numberFormat(locale).formatToParts(12345.6);
-    return {
-      decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.',
-      group: parts.find((p) => p.type === 'group')?.value ?? ',',
-    };
-  } catch {
-    return { decimal: '.', group: ',' };
-  }
-}
-
-/** Minor units as the text of an amount input ("49.00", or "49,00" where the comma is decimal). */
-export function moneyInputValue(minor: number, currency: string, locale: string): string {
-  const digits = currencyDigits(currency, locale);
-  const negative = minor < 0;
-  const abs = Math.abs(Math.trunc(minor));
-  const whole = Math.trunc(abs / 10 ** digits);
-  const frac = String(abs % 10 ** digits).padStart(digits, '0');
-  const text = digits > 0 ? `${whole}${separators(locale).decimal}${frac}` : String(whole);
-  return negative ? `-${text}` : text;
-}
-
-/**
- * An amount as a person types it ("49", "49.00", "1,234.50", "49,5") in minor units of
- * `currency`, exactly (no floating point); a message when it is not an amount.
- */
-export function parseMoney(
-  text: string,
-  currency: string,
-  locale: string,
-): { ok: true; value: number } | { ok: false; message: string } {
-  const digits = currencyDigits(currency, locale);
-  const { symbol } = currencyAffix(currency, locale);
-  let s = text.replace(/[\s\u00a0\u202f'\u2019]/g, '');
-  if (symbol) s = s.split(symbol).join('');
-  s = s.replace(new RegExp(`^${currency}|${currency}$`, 'i'), '');
-  if (!/^\d[\d.,]*$/.test(s) || s.length > 40) return { ok: false, message: 'must be an amount, like 49.00' };
-  const { group } = separators(locale);
-  const dots = s.split('.').length - 1;
-  const commas = s.split(',').length - 1;
-  let decimalSep: string | undefined;
-  if (dots > 0 && commas > 0) decimalSep = s.lastIndexOf('.') > s.lastIndexOf(',') ? '.' : ',';
-  else if (dots + commas === 1) {
-    const sep = dots ? '.' : ',';
-    const after = s.length - s.indexOf(sep) - 1;
-    // "1,000" in English is a thousand; "49,00" is forty-nine.
-    decimalSep = sep === group && after === 3 && digits !== 3 ? undefined : sep;
-  }
-  // Several of one separator ("1,234,567") are groups of thousands: decimalSep stays undefined.
-  let whole = s;
-  let frac = '';
-  if (decimalSep) {
-    const at = s.lastIndexOf(decimalSep);
-    whole = s.slice(0, at);
-    frac = s.slice(at + 1);
-  }
-  whole = whole.replace(/[.,]/g, '');
-  if (!/^\d*$/.test(frac) || whole === '') return { ok: false, message: 'must be an amount, like 49.00' };
-  frac = frac.replace(/0+$/, '');
-  if (frac.length > digits)
-    return {
-      ok: false,
-      message:
-        digits === 0
-          ? `must be a whole amount (${currency} has no decimals)`
-          : `can have at most ${digits} decimals`,
-    };
-  const minor = BigInt(whole) * 10n ** BigInt(digits) + BigInt(frac.padEnd(digits, '0') || '0');
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, message: 'is too large' };
-  return { ok: true, value: Number(minor) };
-}
-
-/** Minor units as a person reads them: "€49.00", "¥4,900". */
-export function formatMoney(minor: number, currency: string, locale: string): string {
-  const digits = currencyDigits(currency, locale);
-  try {
-    return numberFormat(locale, { style: 'currency', currency }).format(minor / 10 ** digits);
-  } catch {
-    return `${moneyInputValue(minor, currency, 'en')} ${currency}`;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Time zones
-
-/** An ISO instant as a person reads it in the school's zone: "29 Mar 2026, 03:30". */
-export function formatInstant(iso: string, fc: FieldContext): string {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return iso;
-  try {
-    return dateTimeFormat(fc.locale, {
-      dateStyle: 'medium',
-      timeStyle: 'short',
-      timeZone: fc.timeZone,
-    }).format(ms);
-  } catch {
-    return new Date(ms).toISOString();
-  }
-}
-
-/** Time zones and currencies this runtime knows, for the school settings' choices. */
-export function supported(kind: 'timeZone' | 'currency'): readonly string[] {
-  try {
-    return Intl.supportedValuesOf(kind);
-  } catch {
-    return [];
-  }
 }

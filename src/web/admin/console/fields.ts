@@ -12,33 +12,37 @@ import type { Html } from '../../layout.ts';
 import { notice } from '../../shared/page-kit.ts';
 import { toLocalInput } from '../../shared/school-format.ts';
 import {
+  type Choice,
+  checkboxList,
+  currencyChoices,
+  describedBy,
+  errorP,
+  hintP,
+  labelText,
+  select,
+  timeZoneChoices,
+} from './field-controls.ts';
+import {
   currencyAffix,
   enumWord,
   type FieldContext,
   type FieldInfo,
   type FieldKind,
   fieldInfo,
-  formatInstant,
-  formatMoney,
   hintOf,
   isIgnoredField,
   itemLabel,
   labelOf,
   moneyInputValue,
   type ObjectVariant,
-  schemaAt,
   shapeOf,
-  supported,
+  variantOf,
 } from './fields-schema.ts';
 
+export { displayValue } from './field-display.ts';
+export { fieldErrorsOf } from './field-errors.ts';
 export { readFields } from './fields-read.ts';
 export { type FieldContext, hintOf, labelOf };
-
-/** One choice of a reference field: the id sent and the name shown. */
-interface Choice {
-  readonly value: string;
-  readonly label: string;
-}
 
 /** What a form may add to what the schema says. */
 export interface FieldOptions {
@@ -108,21 +112,6 @@ function currencyOf(values: Values | undefined, fc: FieldContext): string {
   return typeof c === 'string' && /^[A-Z]{3}$/.test(c) ? c : fc.currency;
 }
 
-const describedBy = (ids: readonly (string | undefined)[]) => {
-  const list = ids.filter(Boolean).join(' ');
-  return list ? html` aria-describedby="${list}"` : '';
-};
-
-const hintP = (id: string, hint: string | undefined) =>
-  hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : '';
-
-const errorP = (id: string, error: string | undefined) =>
-  error ? html`<p class="field-error" id="${id}-error">${error}</p>` : '';
-
-function labelText(label: string, required: boolean): Html {
-  return required ? html`${label} <span class="muted">(required)</span>` : html`${label}`;
-}
-
 /** The text a control shows for `value` of a field of `kind`. */
 function inputValue(kind: FieldKind, value: unknown, fc: FieldContext, currency: string): string {
   if (value === undefined || value === null) return '';
@@ -134,40 +123,30 @@ function inputValue(kind: FieldKind, value: unknown, fc: FieldContext, currency:
   return '';
 }
 
-/** A select of `options` (value, words), with an empty "—" first when it may be left empty. */
-function select(
+/** An amount's text box with the currency's symbol on the side the locale puts it. */
+function moneyInput(
   id: string,
   name: string,
-  options: readonly Choice[],
   current: string,
-  empty: boolean,
-  attrs: Html | string,
+  symbol: string,
+  before: boolean,
+  attrs: Html,
 ): Html {
-  const known = options.some((o) => o.value === current);
-  const list = !known && current ? [...options, { value: current, label: current }] : options;
-  return html`<select id="${id}" name="${name}"${attrs}>${empty || !current ? html`<option value="">—</option>` : ''}${list.map(
-    (o) => html`<option value="${o.value}"${o.value === current ? raw(' selected') : ''}>${o.label}</option>`,
-  )}</select>`;
+  const affix = html`<span class="affix" id="${id}-unit">${symbol}</span>`;
+  return html`<div class="affixed">${before ? affix : ''}<input type="text" inputmode="decimal" autocomplete="off" id="${id}" name="${name}" value="${current}"${attrs}>${before ? '' : affix}</div>`;
 }
 
-let currencyNames: { locale: string; choices: Choice[] } | undefined;
-function currencyChoices(locale: string): readonly Choice[] {
-  if (currencyNames?.locale === locale) return currencyNames.choices;
-  let names: Intl.DisplayNames | undefined;
-  try {
-    names = new Intl.DisplayNames([locale, 'en'], { type: 'currency' });
-  } catch {
-    names = undefined;
-  }
-  const choices = supported('currency').map((c) => ({ value: c, label: `${names?.of(c) ?? c} (${c})` }));
-  currencyNames = { locale, choices };
-  return choices;
-}
-
-let zoneChoices: Choice[] | undefined;
-function timeZoneChoices(): readonly Choice[] {
-  zoneChoices ??= supported('timeZone').map((z) => ({ value: z, label: z.replace(/_/g, ' ') }));
-  return zoneChoices;
+/** A number box with the rule's bounds (and a % after a percentage). */
+function numberInput(
+  id: string,
+  name: string,
+  current: string,
+  kind: Extract<FieldKind, { k: 'number' }>,
+  attrs: Html,
+): Html {
+  const bounds = html`${kind.min !== undefined ? html` min="${kind.min}"` : ''}${kind.max !== undefined ? html` max="${kind.max}"` : ''} step="${kind.int ? '1' : 'any'}"`;
+  const input = html`<input type="number" id="${id}" name="${name}" value="${current}"${bounds}${attrs}>`;
+  return kind.percent ? html`<div class="affixed">${input}<span class="affix">%</span></div>` : input;
 }
 
 /** One field: label, control, hint and error, named `name` (`title`, `blocks.0.heading`). */
@@ -207,16 +186,12 @@ function renderField(
       kind.item.k === 'enum'
         ? kind.item.options.map((o) => ({ value: o, label: enumWord(o) }))
         : (choices ?? []);
-    const current = new Set(Array.isArray(value) ? value.map(String) : []);
-    const known = new Set(options.map((o) => o.value));
-    const all = [
-      ...options,
-      ...[...current].filter((v) => !known.has(v)).map((v) => ({ value: v, label: v })),
-    ];
-    return html`<fieldset${describedBy([hintId, errorId])}><legend>${labelText(label, required)}</legend><input type="hidden" name="${name}" value="">${all.map(
-      (o, i) =>
-        html`<label class="check" for="${id}-${i}"><input type="checkbox" id="${id}-${i}" name="${name}" value="${o.value}"${current.has(o.value) ? raw(' checked') : ''}> ${o.label}</label>`,
-    )}${all.length === 0 ? html`<p class="muted">Nothing to choose from yet.</p>` : ''}${hintP(id, hint)}${errorP(id, error)}</fieldset>`;
+    const legend = labelText(label, required);
+    return checkboxList(
+      { id, name, legend, hint, error },
+      options,
+      Array.isArray(value) ? value.map(String) : [],
+    );
   }
   const labelHtml = html`<label for="${id}">${labelText(label, required)}</label>`;
   const attrs = html`${requiredAttr}${describedBy([hintId, errorId])}${invalid}`;
@@ -232,23 +207,16 @@ function renderField(
     const options = kind.options.map((o) => ({ value: o, label: enumWord(o) }));
     return html`${labelHtml}${select(id, name, options, current, !required, attrs)}${after}`;
   }
-  if (kind.k === 'text' && info.key === 'currency')
+  if (kind.k === 'text' && kind.declared === 'currency')
     return html`${labelHtml}${select(id, name, currencyChoices(fc.locale), current, !required, attrs)}${after}`;
-  if (kind.k === 'text' && info.key === 'timezone')
+  if (kind.k === 'text' && kind.declared === 'time_zone')
     return html`${labelHtml}${select(id, name, timeZoneChoices(), current, !required, attrs)}${after}`;
   if (kind.k === 'money') {
-    const currency = currencyOf(siblings, fc);
-    const { symbol, before } = currencyAffix(currency, fc.locale);
-    const affix = html`<span class="affix" id="${id}-unit">${symbol}</span>`;
+    const { symbol, before } = currencyAffix(currencyOf(siblings, fc), fc.locale);
     const moneyAttrs = html`${requiredAttr}${describedBy([`${id}-unit`, hintId, errorId])}${invalid}`;
-    return html`${labelHtml}<div class="affixed">${before ? affix : ''}<input type="text" inputmode="decimal" autocomplete="off" id="${id}" name="${name}" value="${current}"${moneyAttrs}>${before ? '' : affix}</div>${after}`;
+    return html`${labelHtml}${moneyInput(id, name, current, symbol, before, moneyAttrs)}${after}`;
   }
-  if (kind.k === 'number') {
-    const bounds = html`${kind.min !== undefined ? html` min="${kind.min}"` : ''}${kind.max !== undefined ? html` max="${kind.max}"` : ''} step="${kind.int ? '1' : 'any'}"`;
-    const input = html`<input type="number" id="${id}" name="${name}" value="${current}"${bounds}${attrs}>`;
-    if (!kind.percent) return html`${labelHtml}${input}${after}`;
-    return html`${labelHtml}<div class="affixed">${input}<span class="affix">%</span></div>${after}`;
-  }
+  if (kind.k === 'number') return html`${labelHtml}${numberInput(id, name, current, kind, attrs)}${after}`;
   if (kind.k === 'datetime') {
     const zoneHint = [hint, `Date and time in ${fc.timeZone.replace(/_/g, ' ')}.`].filter(Boolean).join(' ');
     return html`${labelHtml}<input type="datetime-local" id="${id}" name="${name}" value="${current}"${requiredAttr} aria-describedby="${id}-hint${errorId ? ` ${errorId}` : ''}"${invalid}><p class="hint" id="${id}-hint">${zoneHint}</p>${errorP(id, error)}`;
@@ -259,13 +227,6 @@ function renderField(
     return html`${labelHtml}<textarea id="${id}" name="${name}" rows="${(kind.max ?? 0) > 5000 ? 10 : 4}"${attrs}>${current}</textarea>${after}`;
   const type = kind.k === 'text' ? kind.input : 'text';
   return html`${labelHtml}<input type="${type}" id="${id}" name="${name}" value="${current}"${type === 'email' ? raw(' autocomplete="email"') : ''}${attrs}>${after}`;
-}
-
-/** The variant of an object a value is (by its discriminator), or undefined when it names none. */
-function variantOf(kind: Extract<FieldKind, { k: 'object' }>, value: Values | undefined) {
-  if (!kind.discriminator) return kind.variants[0];
-  const tag = value?.[kind.discriminator];
-  return kind.variants.find((v) => v.tag === tag);
 }
 
 /** The fields of every variant, once each, with the variants that use them (for an empty row). */
@@ -405,221 +366,4 @@ export function formFields(
   const rest =
     left.length > 0 ? notice('error', html`${left.map(([, m], i) => html`${i > 0 ? ' ' : ''}${m}`)}`) : '';
   return html`${rest}${parts}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-/** zod's messages (as the API passes them on) and how a sentence about a field says each. */
-const SENTENCES: readonly [RegExp, (m: RegExpExecArray) => string][] = [
-  [/received undefined$|^Required$/i, () => 'is required'],
-  [/^Invalid input: expected number/, () => 'must be a number'],
-  [/^Invalid input: expected (int|integer)/, () => 'must be a whole number'],
-  [/^Invalid input: expected boolean/, () => 'must be yes or no'],
-  [/^Invalid input: expected array/, () => 'must be a list'],
-  [/^Too small: expected number to be >=\s*(-?[\d.]+)$/, (r) => `must be at least ${r[1]}`],
-  [/^Too small: expected number to be >\s*(-?[\d.]+)$/, (r) => `must be more than ${r[1]}`],
-  [/^Too big: expected number to be <=\s*(-?[\d.]+)$/, (r) => `must be at most ${r[1]}`],
-  [/^Too big: expected number to be <\s*(-?[\d.]+)$/, (r) => `must be less than ${r[1]}`],
-  [
-    /^Too small: expected string to have >=\s*(\d+) characters?$/,
-    (r) => (r[1] === '1' ? 'must not be empty' : `must have at least ${r[1]} characters`),
-  ],
-  [
-    /^Too big: expected string to have <=\s*(\d+) characters?$/,
-    (r) => `must have at most ${r[1]} characters`,
-  ],
-  [
-    /^Too small: expected array to have >=\s*(\d+) items?$/,
-    (r) => (r[1] === '1' ? 'must have at least one item' : `must have at least ${r[1]} items`),
-  ],
-  [/^Too big: expected array to have <=\s*(\d+) items?$/, (r) => `can have at most ${r[1]} items`],
-  [
-    /^Invalid option: expected one of (.+)$/,
-    (r) =>
-      `must be one of ${r[1]
-        .split('|')
-        .map((o) => enumWord(o.replace(/^"|"$/g, '')))
-        .join(', ')}`,
-  ],
-  [/^Invalid email/i, () => 'must be an email address'],
-  [/^Invalid (ISO )?datetime/i, () => 'must be a date and time'],
-  [/^Invalid (ISO )?date/i, () => 'must be a date'],
-  [/^Invalid URL/i, () => 'must be a web address (URL)'],
-  [/^Invalid string: must match pattern/i, () => 'is not in the right form'],
-  [/^Invalid input(: .*)?$/i, () => 'is not valid'],
-];
-
-/** zod's and the domain's messages as the end of a sentence about a field. */
-function sentenceOf(message: string): string {
-  const m = message.trim().replace(/\.$/, '');
-  for (const [pattern, say] of SENTENCES) {
-    const r = pattern.exec(m);
-    if (r) return say(r);
-  }
-  return m.charAt(0).toLowerCase() + m.slice(1);
-}
-
-/** Whether a sentence about a field can start with its label ("must…", "is…", "can…"). */
-const followsLabel = (s: string) =>
-  /^(must|is|are|can|cannot|has|have|should|may|was|already|does)\b/.test(s);
-
-/** What lets fieldErrorsOf say an amount's bounds as money: the body's schema and the school's ways. */
-export interface FieldErrorOptions {
-  readonly schema?: z.ZodType;
-  readonly fc?: FieldContext;
-  /** The values sent, for the currency the body names. */
-  readonly values?: Readonly<Record<string, unknown>>;
-}
-
-/**
- * A refused operation's field errors keyed by form field name (`body.price_amount` →
- * `price_amount`, `body.blocks.2.text` → `blocks.2.text`), each a sentence with the field's
- * label ("Price must be at least 0."); what names no field goes under `''` (the form's error).
- */
-export function fieldErrorsOf(
-  err: { errors?: readonly { field: string; message: string }[]; detail?: string; title: string },
-  options: FieldErrorOptions = {},
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  const add = (key: string, text: string) => {
-    out[key] = Object.hasOwn(out, key) && !out[key].includes(text) ? `${out[key]} ${text}` : text;
-  };
-  for (const e of err.errors ?? []) {
-    const key = e.field.replace(/^(body|query|params)(\.|$)/, '');
-    if (e.message === 'is not a known field' || key === '') {
-      add(
-        '',
-        key === ''
-          ? `${sentence(sentenceOf(e.message))}`
-          : 'The form sent a field this operation does not take.',
-      );
-      continue;
-    }
-    const named = [...key.split('.')].reverse().find((p) => !/^\d+$/.test(p)) ?? key;
-    let rest = sentenceOf(e.message);
-    const { schema, fc } = options;
-    const rule = schema && schemaAt(schema, key);
-    if (rule && fc && fieldInfo(named, rule).kind.k === 'money') {
-      // An amount's bounds are in minor units on the wire; a person reads them as money.
-      const currency = currencyOf(options.values, fc);
-      rest = rest.replace(/\b\d+\b/g, (n) => formatMoney(Number(n), currency, fc.locale));
-    }
-    const row = /\.(\d+)$/.exec(key);
-    const label = row ? `${itemLabel(named)} ${Number(row[1]) + 1}` : labelOf(named);
-    add(key, followsLabel(rest) ? `${label} ${rest}.` : `${label}: ${rest}.`);
-  }
-  if ((err.errors ?? []).length === 0) add('', err.detail ?? err.title);
-  return out;
-}
-
-const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}`;
-
-// ---------------------------------------------------------------------------------------------
-// Display
-
-const DASH = html`<span class="muted">—</span>`;
-
-/** Options of displayValue: the field's name (for money and percent by name) and the currency. */
-export interface DisplayOptions {
-  readonly key?: string;
-  /** The currency of a money value (an object's own `currency` is used for its fields). */
-  readonly currency?: string;
-}
-
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
-
-function displayNumber(
-  kind: FieldKind | undefined,
-  value: number,
-  fc: FieldContext,
-  currency: string,
-): string {
-  if (kind?.k === 'money') return formatMoney(value, currency, fc.locale);
-  if (kind?.k === 'number' && kind.percent)
-    return new Intl.NumberFormat(fc.locale, { style: 'percent', maximumFractionDigits: 2 }).format(
-      value / 100,
-    );
-  return new Intl.NumberFormat(fc.locale).format(value);
-}
-
-function displayObject(shape: Record<string, z.ZodType> | undefined, value: Values, fc: FieldContext): Html {
-  const currency = currencyOf(value, fc);
-  const keys = shape && Object.keys(shape).length > 0 ? Object.keys(shape) : Object.keys(value);
-  return html`<dl>${keys.map(
-    (k) => html`<dt>${labelOf(k)}</dt><dd>${display(shape?.[k], value[k], fc, { key: k, currency }, 1)}</dd>`,
-  )}</dl>`;
-}
-
-function display(
-  schema: z.ZodType | undefined,
-  value: unknown,
-  fc: FieldContext,
-  options: DisplayOptions,
-  depth: number,
-): Html {
-  if (value === null || value === undefined || value === '') return DASH;
-  const key = options.key ?? '';
-  const info = schema ? fieldInfo(key, schema) : undefined;
-  const kind = info?.kind;
-  const currency = options.currency ?? fc.currency;
-  if (typeof value === 'boolean') return html`${value ? 'Yes' : 'No'}`;
-  if (typeof value === 'number') {
-    const k = kind ?? (/(^|_)amount(_|$)/.test(key) ? ({ k: 'money' } as const) : undefined);
-    const percent = !kind && /(^|_)percent(_|$)/.test(key);
-    return html`${displayNumber(percent ? { k: 'number', int: true, percent: true } : k, value, fc, currency)}`;
-  }
-  if (typeof value === 'string') {
-    if (kind?.k === 'enum' || kind?.k === 'literal') return html`${enumWord(value)}`;
-    if (
-      kind?.k === 'datetime' ||
-      (!kind && ISO_INSTANT.test(value)) ||
-      (kind?.k === 'text' && ISO_INSTANT.test(value))
-    )
-      return html`<time datetime="${value}">${formatInstant(value, fc)}</time>`;
-    if (kind?.k === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(value))
-      return html`${new Intl.DateTimeFormat(fc.locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(Date.parse(value))}`;
-    if ((kind?.k === 'text' && kind.input === 'url') || (!kind && /^https?:\/\/\S+$/.test(value)))
-      return /^https?:\/\//i.test(value)
-        ? html`<a href="${value}" rel="noopener noreferrer">${value}</a>`
-        : html`${value}`;
-    if (kind?.k === 'text' && kind.long && value.includes('\n'))
-      return html`<span class="prose">${value}</span>`;
-    return html`${value}`;
-  }
-  if (depth > 6) return html`…`;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return DASH;
-    const item = kind?.k === 'list' && schema ? elementOf(schema) : undefined;
-    if (value.every((v) => typeof v !== 'object' || v === null))
-      return html`${value.map((v, i) => html`${i > 0 ? ', ' : ''}${display(item, v, fc, { key, currency }, depth + 1)}`)}`;
-    return html`<ol>${value.map((v) => html`<li>${display(item, v, fc, { key, currency }, depth + 1)}</li>`)}</ol>`;
-  }
-  if (isRecord(value)) {
-    let shape: Record<string, z.ZodType> | undefined;
-    if (kind?.k === 'object') shape = { ...variantOf(kind, value)?.shape };
-    return displayObject(shape, value, fc);
-  }
-  return html`${String(value)}`;
-}
-
-/** The element schema of a list schema (through wrappers). */
-function elementOf(schema: z.ZodType): z.ZodType | undefined {
-  const inner = fieldInfo('', schema).inner;
-  // biome-ignore lint/suspicious/noExplicitAny: the element of a zod array definition
-  return (inner._zod.def as any).element as z.ZodType | undefined;
-}
-
-/**
- * One value for a detail page or list cell, as a person reads it: money formatted in the
- * currency, instants in the school's zone, booleans Yes/No, enums as words, lists and nested
- * objects readable, nothing as "—". `schema` may be undefined: the value's own type decides then.
- */
-export function displayValue(
-  schema: z.ZodType | undefined,
-  value: unknown,
-  fc: FieldContext,
-  options: DisplayOptions = {},
-): Html {
-  return display(schema, value, fc, options, 0);
 }

@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { adminOperations } from '../../../admin/catalogue.ts';
-import type { AdminOperation } from '../../../admin/define-operation.ts';
+import type { AdminOperation, OperationKind } from '../../../admin/define-operation.ts';
 import { pageItems } from '../../../admin/schemas.ts';
 
 /** An operation on one item (`POST /x/{id}/verb`): a button on the detail page. */
@@ -193,54 +193,55 @@ const SPECS: readonly GroupSpec[] = [
 
 const PARAM = '\\{\\w+\\}';
 
-function find(ops: readonly AdminOperation[], method: string, pattern: string): AdminOperation | undefined {
-  const re = new RegExp(`^${pattern}$`);
-  return ops.find((o) => o.method === method && re.test(o.path) && !o.binary);
-}
-
 function literal(path: string): string {
   return path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** A group's operations, read off the catalogue by method and path shape. */
+/** The operation of kind `kind` at the path `pattern`; byte streams have no pages. */
+function find(
+  ops: readonly AdminOperation[],
+  kind: OperationKind,
+  pattern: string,
+): AdminOperation | undefined {
+  const re = new RegExp(`^${pattern}$`);
+  return ops.find((o) => o.kind === kind && re.test(o.path) && !o.binary);
+}
+
+/** The actions at `pattern` + `/<verb>`, by verb. */
+function actionsAt(ops: readonly AdminOperation[], pattern: string): ActionOperation[] {
+  const re = new RegExp(`^${pattern}/([a-z-]+)$`);
+  return ops.flatMap((op) => {
+    const m = op.kind === 'action' && !op.binary ? re.exec(op.path) : null;
+    return m ? [{ op, verb: m[1] }] : [];
+  });
+}
+
+/** A group's operations, found in the catalogue by their declared kind and their path. */
 function groupOf(spec: GroupSpec, ops: readonly AdminOperation[] = adminOperations): ConsoleGroup {
   const base = literal(spec.api);
   if (spec.single) {
     return {
       ...spec,
-      get: find(ops, 'GET', base),
-      update: find(ops, 'PATCH', base),
+      get: find(ops, 'get', base),
+      update: find(ops, 'update', base),
       actions: [],
       subLists: [],
     };
   }
   const one = `${base}/${PARAM}`;
-  const actions: ActionOperation[] = [];
-  const subLists: SubList[] = [];
-  for (const op of ops) {
-    if (op.binary) continue;
-    const action = new RegExp(`^${one}/([a-z-]+)$`).exec(op.path);
-    // A POST under an item that makes something (201: a course's sections) is a create of its own.
-    if (action && op.method === 'POST' && (op.status ?? 200) !== 201) actions.push({ op, verb: action[1] });
-    const nested = new RegExp(`^${one}/([a-z-]+)$`).exec(op.path);
-    if (nested && op.method === 'GET' && op.output && pageItems.has(op.output)) {
-      const segment = nested[1];
-      const rowActions = ops
-        .filter((o) => o.method === 'POST')
-        .map((o) => ({ op: o, m: new RegExp(`^${one}/${segment}/${PARAM}/([a-z-]+)$`).exec(o.path) }))
-        .filter((x) => x.m)
-        .map((x) => ({ op: x.op, verb: (x.m as RegExpExecArray)[1] }));
-      subLists.push({ op, segment, rowActions });
-    }
-  }
+  const nested = new RegExp(`^${one}/([a-z-]+)$`);
+  const subLists: SubList[] = ops.flatMap((op) => {
+    const m = op.kind === 'list' && !op.binary ? nested.exec(op.path) : null;
+    return m ? [{ op, segment: m[1], rowActions: actionsAt(ops, `${one}/${m[1]}/${PARAM}`) }] : [];
+  });
   return {
     ...spec,
-    list: find(ops, 'GET', base),
-    get: find(ops, 'GET', one),
-    create: find(ops, 'POST', base),
-    update: find(ops, 'PATCH', one),
-    delete: find(ops, 'DELETE', one),
-    actions,
+    list: find(ops, 'list', base),
+    get: find(ops, 'get', one),
+    create: find(ops, 'create', base),
+    update: find(ops, 'update', one),
+    delete: find(ops, 'delete', one),
+    actions: actionsAt(ops, one),
     subLists,
   };
 }

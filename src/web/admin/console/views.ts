@@ -7,10 +7,11 @@
 import { html } from 'hono/html';
 import type { z } from 'zod';
 import type { Html } from '../../layout.ts';
-import { confirmForm, csrfField, notice, type Viewer } from '../../shared/page-kit.ts';
+import { csrfField, notice, type Viewer } from '../../shared/page-kit.ts';
 import { type Area, areaNav, areaPath } from '../area.ts';
 import { mayRun } from '../console-kit.ts';
-import { displayValue, type FieldContext, formFields } from './fields.ts';
+import { displayValue } from './field-display.ts';
+import { type FieldContext, formFields } from './fields.ts';
 import { enumWord, fieldInfo, labelOf, shapeOf } from './fields-schema.ts';
 import {
   type ActionOperation,
@@ -49,7 +50,7 @@ function doneNotice(group: ConsoleGroup, done: string | undefined): Html | strin
   return notice('success', done === 'deleted' ? `${capital(group.noun)} deleted.` : text);
 }
 
-function page(area: Area, group: ConsoleGroup, body: Html): Html {
+export function page(area: Area, group: ConsoleGroup, body: Html): Html {
   return html`${areaNav(area, group.slug)}${body}`;
 }
 
@@ -321,7 +322,12 @@ ${
 }
 
 /** The fields of one item as a description list, in words. */
-function detailList(schema: z.ZodObject | undefined, item: Item, fc: FieldContext, names: Names): Html {
+export function detailList(
+  schema: z.ZodObject | undefined,
+  item: Item,
+  fc: FieldContext,
+  names: Names,
+): Html {
   const keys = Object.keys(item).filter((k) => shown(item, k));
   return html`<dl class="details">${keys.map((k) => html`<dt>${labelOf(k)}</dt><dd>${cell(schema, item, k, fc, names)}</dd>`)}</dl>`;
 }
@@ -363,141 +369,5 @@ ${group.actions.filter((a) => may(a.op)).map((a) => actionForm(area.viewer, a, i
 ${detailList(itemSchema(group.get), view.item, view.fc, view.names)}
 ${view.extra ?? ''}
 ${view.subLists.map((s) => subListSection(area, group, id, s, view.fc))}`,
-  );
-}
-
-/** One lecture's progress as `students.get_progress` gives it. */
-export interface LectureProgressRow {
-  readonly lecture_id: string;
-  readonly position_seconds: number;
-  readonly completed: boolean;
-  readonly completed_at: string | null;
-}
-
-/** A course's curriculum as `curriculum.get` gives it (what the progress table names). */
-export interface CurriculumSection {
-  readonly title: string;
-  readonly lectures: readonly { readonly id: string; readonly title: string }[];
-}
-
-/** "1:35" for 95 seconds, "1:02:05" past an hour. */
-function clock(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = String(seconds % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
-}
-
-/** An enrollment's progress by lecture, in the curriculum's order: done or where they stopped. */
-export function progressSection(
-  sections: readonly CurriculumSection[],
-  progress: ReadonlyMap<string, LectureProgressRow>,
-  fc: FieldContext,
-): Html {
-  const rows = sections.flatMap((section) =>
-    section.lectures.map((lecture) => {
-      const p = progress.get(lecture.id);
-      const state = p?.completed
-        ? html`Done${p.completed_at ? html`, ${displayValue(undefined, p.completed_at, fc)}` : ''}`
-        : p && p.position_seconds > 0
-          ? `Stopped at ${clock(p.position_seconds)}`
-          : 'Not started';
-      return html`<tr><td data-label="Section">${section.title}</td><td data-label="Lecture">${lecture.title}</td><td data-label="Progress">${state}</td></tr>`;
-    }),
-  );
-  return html`<h2>Progress by lecture</h2>
-${
-  rows.length === 0
-    ? html`<p>This course has no lectures yet.</p>`
-    : html`<div class="table-wrap" role="region" aria-label="Progress by lecture" tabindex="0"><table class="stack">
-<thead><tr><th scope="col">Section</th><th scope="col">Lecture</th><th scope="col">Progress</th></tr></thead>
-<tbody>${rows}</tbody></table></div>`
-}`;
-}
-
-/** The create form, with its one-time key so a second submit makes nothing more. */
-export function newPage(
-  area: Area,
-  group: ConsoleGroup,
-  view: { key: string; values: Item; errors: Record<string, string>; fc: FieldContext; choices: Choices },
-): Html {
-  const schema = group.create?.input.body as z.ZodType;
-  return page(
-    area,
-    group,
-    html`<p><a href="${groupPath(area, group)}">All ${group.name.toLowerCase()}</a></p>
-<h1>New ${group.noun}</h1>
-${view.errors[''] ? notice('error', view.errors['']) : ''}
-<form method="post" action="${groupPath(area, group)}" novalidate>${csrfField(area.viewer)}
-<input type="hidden" name="_key" value="${view.key}">
-${formFields(schema, view.values, view.errors, view.fc, { omit: group.omit, choices: view.choices })}
-<div class="actions start"><button class="primary" type="submit">Create ${group.noun}</button>
-<a href="${groupPath(area, group)}">Cancel</a></div>
-</form>`,
-  );
-}
-
-/** The edit form; after a lost race it also shows the version someone else saved. */
-export function editPage(
-  area: Area,
-  group: ConsoleGroup,
-  view: {
-    id: string;
-    title: string;
-    etag: string;
-    values: Item;
-    errors: Record<string, string>;
-    fc: FieldContext;
-    choices: Choices;
-    names: Names;
-    theirs?: Item;
-  },
-): Html {
-  const schema = group.update?.input.body as z.ZodType;
-  const back = itemPath(area, group, view.id);
-  const conflict = view.theirs
-    ? html`${notice(
-        'warning',
-        `Someone changed this ${group.noun} since you opened it. Their version is shown below; your changes are still in the form. Save again to replace their version with yours.`,
-      )}<section aria-labelledby="theirs"><h2 id="theirs">Their version</h2>${detailList(
-        itemSchema(group.get),
-        view.theirs,
-        view.fc,
-        view.names,
-      )}</section><h2>Your version</h2>`
-    : '';
-  return page(
-    area,
-    group,
-    html`<p><a href="${back}">Back to ${group.single ? group.name.toLowerCase() : view.title}</a></p>
-<h1>Edit ${group.noun}</h1>
-${view.errors[''] ? notice('error', view.errors['']) : ''}
-${conflict}
-<form method="post" action="${itemPath(area, group, view.id, '/edit')}" novalidate>${csrfField(area.viewer)}
-<input type="hidden" name="_etag" value="${view.etag}">
-${formFields(schema, view.values, view.errors, view.fc, { omit: group.omit, choices: view.choices })}
-<div class="actions start"><button class="primary" type="submit">Save</button>
-<a href="${back}">Cancel</a></div>
-</form>`,
-  );
-}
-
-/** The page that asks before deleting. */
-export function deletePage(area: Area, group: ConsoleGroup, item: Item): Html {
-  const id = idOf(item);
-  return page(
-    area,
-    group,
-    html`<h1>Delete ${group.noun}?</h1>
-<p>Delete “${titleOf(group, item)}”? This cannot be undone.</p>
-${confirmForm(
-  area.viewer,
-  itemPath(area, group, id, '/delete'),
-  `Delete ${group.noun}`,
-  itemPath(area, group, id),
-  {
-    confirm: 'yes',
-  },
-)}`,
   );
 }
