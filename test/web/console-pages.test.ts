@@ -124,7 +124,10 @@ describe('the console’s generated pages (catalogue → pages)', () => {
       });
       assert.equal(res.status, 422);
       const page = await res.text();
-      assert.match(page, /<p class="field-error" id="f-title-error">Title must have at most 200 characters\.<\/p>/);
+      assert.match(
+        page,
+        /<p class="field-error" id="f-title-error">Title must have at most 200 characters\.<\/p>/,
+      );
       assert.match(
         page,
         /<p class="field-error" id="f-price_amount-error">Price must be at most \$1,000,000,000\.00\.<\/p>/,

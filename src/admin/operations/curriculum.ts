@@ -22,7 +22,6 @@ import {
   SectionPatch,
 } from '../../domain/catalog/curriculum-rows.ts';
 import { declare } from '../../domain/kernel/field-meta.ts';
-import { requireSchoolFile } from '../../domain/school/storage.ts';
 import type { OperationContext } from '../define-operation.ts';
 import { defineOperation } from '../define-operation.ts';
 import { bodyOf, Id, named, Timestamp, toCamel, toSnake } from '../schemas.ts';

@@ -18,8 +18,6 @@ import {
   registerForEvent,
 } from '../community/event-registrations.ts';
 import { type Event, findEvents, getEvent, listEvents } from '../community/events.ts';
-import { parseValid } from '../kernel/checks.ts';
-import { Text } from '../kernel/fields.ts';
 import type { Page, PageParams } from '../kernel/pagination.ts';
 import type { CoursesTable } from '../kernel/tables.ts';
 import { countEnrollments, type Enrollment, type EnrollmentState } from '../learning/enrollments.ts';

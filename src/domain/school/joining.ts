@@ -10,7 +10,7 @@ import {
   acceptInvitation,
   InvitationGoneError,
   UnprovenEmailError,
-} from './invitations.ts';
+} from './invitation-acceptance.ts';
 import { validPersonName } from './person-name.ts';
 
 /** Why joining failed: the link closed meanwhile, the email has an account, or it is unproven. */

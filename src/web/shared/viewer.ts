@@ -14,7 +14,7 @@ import { type Html, sendPage } from '../layout.ts';
 import type { Viewer } from './page-kit.ts';
 
 /** The fields of a multipart/form-data POST: text values and uploaded files. */
-export type MultipartForm = Record<string, string | File>;
+type MultipartForm = Record<string, string | File>;
 
 import { PageRedirect, PageRefusal, type RefusalLink, refusals } from './refusal.ts';
 
