@@ -11,6 +11,7 @@ import { locationTemplate } from '../../src/admin/rest.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts';
 import { type SchoolFixture, schoolFixture } from '../support/world.ts';
 import { PNG, type Resources, seedResources } from '../support/world-resources.ts';
 import { api } from './api.ts';
@@ -22,6 +23,8 @@ interface Recipe {
 }
 
 let n = 0;
+// Connecting Stripe checks the key with Stripe: here, with the stand-in.
+let stripe: StripeStandIn;
 const uniq = () => `${Date.now().toString(36)}${++n}`;
 
 /** A valid request for every operation (creates use fresh values; deletes run last). */
@@ -153,6 +156,12 @@ const RECIPES: Record<string, (w: Resources, call: Call) => Promise<Recipe> | Re
   'school.send_test_webhook': () => ({}),
   'school.replay_webhooks': () => ({ body: { since: '2020-01-01T00:00:00Z' } }),
   'school.list_webhook_attempts': () => ({}),
+  'school.get_stripe': () => ({}),
+  'school.connect_stripe': () => {
+    const account = stripe.account();
+    return { body: { secret_key: account.secretKey, webhook_secret: account.webhookSecret } };
+  },
+  'school.disconnect_stripe': () => ({}),
 };
 
 // Destructive operations run last, children before parents, so every other one finds its data.
@@ -200,7 +209,8 @@ describe('every catalogue operation', () => {
   let studentOperatorToken: string;
   let otherToken: string;
   before(async () => {
-    t = await createTestApp();
+    stripe = await startStripeStandIn();
+    t = await createTestApp({ STRIPE_API_BASE: stripe.base });
     s = await schoolFixture(t, 'Main');
     other = await schoolFixture(t, 'Other');
     w = await seedResources(t, s, 'main');
@@ -209,7 +219,10 @@ describe('every catalogue operation', () => {
     studentOperatorToken = await s.token(OPERATOR_SCOPES, 'operator', w.studentUserId);
     otherToken = await other.token();
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await stripe.close();
+  });
 
   it('has a recipe for every operation, and every operation is reachable by exactly one scope', () => {
     assert.deepEqual(

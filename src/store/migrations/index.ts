@@ -13,6 +13,7 @@ import * as accountTrust from './0011-account-trust.ts';
 import * as refreshReuseGrace from './0012-refresh-reuse-grace.ts';
 import * as fanOutRule from './0013-fan-out-rule.ts';
 import * as schoolSite from './0014-school-site.ts';
+import * as payments from './0015-payments.ts';
 
 /** Every migration, in order. Names sort; a new one is appended with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '0012_refresh_reuse_grace': refreshReuseGrace,
   '0013_fan_out_rule': fanOutRule,
   '0014_school_site': schoolSite,
+  '0015_payments': payments,
 };
 
 /** A provider that serves the static list above (no file-system scanning). */
