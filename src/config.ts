@@ -242,7 +242,6 @@ const ECHOED_VARIABLES = new Set([
   'TRUST_PROXY',
   'REFRESH_REUSE_GRACE_SECONDS',
   'MAIL_FROM',
-  'STRIPE_API_BASE',
 ]);
 
 /** Parses the environment once; throws ConfigError naming the first bad variable. */
