@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type Stripe from 'stripe';
 import { fulfilCheckoutSession, type PaidSession } from '../domain/commerce/fulfilment.ts';
+import { applyChargeRefunded } from '../domain/commerce/refunds.ts';
 import { stripeKeysOf } from '../domain/commerce/stripe-accounts.ts';
 import { constructStripeEvent } from '../domain/commerce/stripe-client.ts';
 import { problemResponse } from '../errors/handler.ts';
@@ -70,6 +71,9 @@ export function createStripeWebhookApp(ctx: AppContext): Hono<AppEnv> {
       event.type === 'checkout.session.async_payment_succeeded'
     ) {
       outcome = await fulfilCheckoutSession(ctx.db, schoolId, paidSession(event.data.object));
+    } else if (event.type === 'charge.refunded') {
+      // A refund made in Stripe's dashboard (or the notice of one made here) changes the order the same way.
+      outcome = await applyChargeRefunded(ctx.db, schoolId, event.data.object);
     }
     ctx.logger.info({ schoolId, stripeEvent: event.id, type: event.type, outcome }, 'stripe notice');
     return c.json({ received: true });

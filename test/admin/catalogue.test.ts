@@ -23,8 +23,9 @@ interface Recipe {
 }
 
 let n = 0;
-// Connecting Stripe checks the key with Stripe: here, with the stand-in.
+// Connecting Stripe checks the key with Stripe, and refunds go through it: here, the stand-in.
 let stripe: StripeStandIn;
+let testApp: TestApp;
 const uniq = () => `${Date.now().toString(36)}${++n}`;
 
 /** A valid request for every operation (creates use fresh values; deletes run last). */
@@ -80,6 +81,31 @@ const RECIPES: Record<string, (w: Resources, call: Call) => Promise<Recipe> | Re
   'lecturers.delete': () => ({}),
   'orders.list': () => ({ query: { status: 'paid', email: 'SAM@example.com' } }),
   'orders.get': () => ({}),
+  'orders.refund': async (w, call) => {
+    // The world's order, as if paid through the school's Stripe account.
+    const account = stripe.account();
+    await call('PUT', '/api/v1/payments/stripe', {
+      secret_key: account.secretKey,
+      webhook_secret: account.webhookSecret,
+    });
+    const db = testApp.runtime.db;
+    const order = await db
+      .selectFrom('orders')
+      .select(['school_id', 'total_amount'])
+      .where('id', '=', w.order_id)
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('order_payments')
+      .values({
+        order_id: w.order_id,
+        school_id: order.school_id,
+        session_id: 'cs_test_catalogue',
+        payment_intent_id: stripe.paymentIntent(account, order.total_amount),
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    return { body: { amount: 100 } };
+  },
   'coupons.list': () => ({ query: { active: 'true' } }),
   'coupons.get': () => ({}),
   'coupons.create': () => ({ body: { code: `X${uniq()}`, kind: 'fixed', amount_off: 500, currency: 'EUR' } }),
@@ -211,6 +237,7 @@ describe('every catalogue operation', () => {
   before(async () => {
     stripe = await startStripeStandIn();
     t = await createTestApp({ STRIPE_API_BASE: stripe.base });
+    testApp = t;
     s = await schoolFixture(t, 'Main');
     other = await schoolFixture(t, 'Other');
     w = await seedResources(t, s, 'main');

@@ -61,11 +61,27 @@ export interface StripeStandIn {
   account(): StandInAccount;
   /** Pays an open session (as a buyer finishing Checkout would) and returns it. */
   pay(sessionId: string): StandInSession;
+  /** A succeeded payment intent of `amount` on the account (a payment made elsewhere). */
+  paymentIntent(account: StandInAccount, amount: number): string;
+  /** Refunds `amount` of a payment intent as the account's owner would in Stripe's dashboard; returns its charge. */
+  refundInDashboard(paymentIntent: string, amount: number): StandInCharge;
+  /** The charge of a payment intent, as `charge.refunded` carries it. */
+  charge(paymentIntent: string): StandInCharge;
   /** An event object, as Stripe sends it, about `object`. */
   event(type: string, object: object, account?: string): StripeEvent;
   /** Stripe-Signature for a payload at unix time `t` (default now) with `secret`. */
   sign(payload: string, secret: string, t?: number): string;
   close(): Promise<void>;
+}
+
+export interface StandInCharge {
+  id: string;
+  object: 'charge';
+  payment_intent: string;
+  amount: number;
+  amount_refunded: number;
+  refunded: boolean;
+  currency: string;
 }
 
 export interface StripeEvent {
@@ -301,6 +317,20 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     send(res, status, answer);
   }
 
+  function chargeOf(paymentIntent: string): StandInCharge {
+    const pi = intents.get(paymentIntent);
+    if (!pi) throw new Error(`no payment intent ${paymentIntent}`);
+    return {
+      id: pi.charge,
+      object: 'charge',
+      payment_intent: paymentIntent,
+      amount: pi.amount,
+      amount_refunded: pi.refunded,
+      refunded: pi.refunded === pi.amount,
+      currency: 'eur',
+    };
+  }
+
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => stripeError(res, 500, { type: 'api_error', message: 'stand-in failure' }));
   });
@@ -337,6 +367,19 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       const { account: _, ...answer } = s;
       return answer;
     },
+    paymentIntent(account, amount) {
+      const id = rid('pi');
+      intents.set(id, { account: account.id, amount, refunded: 0, charge: rid('ch') });
+      return id;
+    },
+    refundInDashboard(paymentIntent, amount) {
+      const pi = intents.get(paymentIntent);
+      if (!pi || pi.refunded + amount > pi.amount)
+        throw new Error(`cannot refund ${amount} of ${paymentIntent}`);
+      pi.refunded += amount;
+      return chargeOf(paymentIntent);
+    },
+    charge: (paymentIntent) => chargeOf(paymentIntent),
     event(type, object, account) {
       return {
         id: rid('evt'),
