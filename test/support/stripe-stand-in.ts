@@ -21,7 +21,7 @@ export interface StandInAccount {
   readonly webhookSecret: string;
 }
 
-export interface StandInSession {
+interface StandInSession {
   id: string;
   object: 'checkout.session';
   mode: string;
@@ -43,7 +43,7 @@ export interface StandInSession {
 }
 
 /** One request as the stand-in received it. */
-export interface ReceivedCall {
+interface ReceivedCall {
   readonly method: string;
   readonly path: string;
   readonly account: string | undefined;
@@ -74,7 +74,7 @@ export interface StripeStandIn {
   close(): Promise<void>;
 }
 
-export interface StandInCharge {
+interface StandInCharge {
   id: string;
   object: 'charge';
   payment_intent: string;
@@ -84,7 +84,7 @@ export interface StandInCharge {
   currency: string;
 }
 
-export interface StripeEvent {
+interface StripeEvent {
   id: string;
   object: 'event';
   type: string;

@@ -13,14 +13,14 @@ import { bodyOf, named, Timestamp, toCamel } from '../schemas.ts';
  * The Stripe events a school selects for its webhook endpoint in Stripe's dashboard: the ones
  * the receiver (admin/payments-webhook.ts) acts on.
  */
-export const STRIPE_EVENTS = [
+const STRIPE_EVENTS = [
   'checkout.session.completed',
   'checkout.session.async_payment_succeeded',
   'charge.refunded',
 ] as const;
 
 /** Where Stripe posts the school's events: pasted by the owner into Stripe's dashboard. */
-export function stripeWebhookUrl(baseUrl: string, schoolId: string): string {
+function stripeWebhookUrl(baseUrl: string, schoolId: string): string {
   return `${baseUrl}/api/v1/payments/stripe/webhook/${schoolId}`;
 }
 

@@ -38,7 +38,7 @@ export interface CheckoutRequest {
 }
 
 /** The Stripe Idempotency-Key of the one Checkout Session of a pending order. */
-export const checkoutIdempotencyKey = (orderId: string) => `lectern-checkout-${orderId}`;
+const checkoutIdempotencyKey = (orderId: string) => `lectern-checkout-${orderId}`;
 
 function withSessionId(url: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}session_id={CHECKOUT_SESSION_ID}`;

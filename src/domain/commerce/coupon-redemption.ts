@@ -25,7 +25,7 @@ export interface Purchase {
 }
 
 /** A coupon's discount on `amount`: a percentage rounded down, or a fixed amount, never more than the price. */
-export function discountOf(coupon: Coupon, amount: number): number {
+function discountOf(coupon: Coupon, amount: number): number {
   const off =
     coupon.kind === 'percent'
       ? Math.floor((amount * (coupon.percentOff ?? 0)) / 100)

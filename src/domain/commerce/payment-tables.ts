@@ -1,5 +1,5 @@
 /** A school's connected Stripe account; both keys sealed (crypto/secret-box.ts). */
-export interface StripeAccountsTable {
+interface StripeAccountsTable {
   school_id: string;
   account_id: string;
   livemode: number;
@@ -31,7 +31,7 @@ export interface CheckoutsTable {
 }
 
 /** How a paid order was paid through Stripe. */
-export interface OrderPaymentsTable {
+interface OrderPaymentsTable {
   order_id: string;
   school_id: string;
   session_id: string;

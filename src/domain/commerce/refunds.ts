@@ -17,7 +17,7 @@ const notRefundable = (detail: string) => problem('not_refundable', { detail });
  * the same key and Stripe answers the first refund instead of making another; once kept, the
  * order's refunded amount moves on and a new request is a new refund.
  */
-export const refundIdempotencyKey = (orderId: string, refundedBefore: number, amount: number) =>
+const refundIdempotencyKey = (orderId: string, refundedBefore: number, amount: number) =>
   `lectern-refund-${orderId}-${refundedBefore}-${amount}`;
 
 /**
@@ -26,7 +26,7 @@ export const refundIdempotencyKey = (orderId: string, refundedBefore: number, am
  * amount, so a refund made here and the `charge.refunded` notice of the same refund change the
  * order once. Records `order.refunded` (audit trail and webhooks) when it changed.
  */
-export async function applyRefund(
+async function applyRefund(
   db: Db | Tx,
   schoolId: string,
   orderId: string,
