@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { createAccountApp } from './account/routes.ts';
+import { createStripeWebhookApp } from './admin/payments-webhook.ts';
 import { createAdminApp } from './admin/rest.ts';
 import { createErrorHandler, problemResponse } from './errors/handler.ts';
 import { problems } from './errors/problem-error.ts';
@@ -27,6 +28,7 @@ export function createApp(ctx: AppContext, options: { mcp?: McpAppOptions } = {}
   app.route('/', createHealthApp(ctx));
   app.route('/', createAccountApp(ctx));
   app.route('/', createMcpApp(ctx, options.mcp));
+  app.route('/', createStripeWebhookApp(ctx));
   app.route('/', createAdminApp(ctx));
   app.route('/', createOAuthFlowApp(ctx, authorizePages));
   app.route('/', createOAuthMetadataApp(ctx));

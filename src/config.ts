@@ -67,6 +67,7 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(15),
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().int().min(1).max(60).default(5),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+  STRIPE_API_BASE: z.string().default('https://api.stripe.com'),
 });
 
 type DatabaseEngine = 'sqlite' | 'postgres';
@@ -131,6 +132,8 @@ export interface Config {
     /** `http://` to loopback addresses: development and tests only, never in production. */
     readonly allowLoopbackHttp: boolean;
   };
+  /** Where Lectern reaches Stripe's API (docs/payments.md): Stripe itself, or a stand-in. */
+  readonly stripe: { readonly apiBase: string };
 }
 
 function fail(variable: string, message: string): never {
@@ -162,6 +165,21 @@ function parseMetricsToken(raw: string | undefined): string | undefined {
     );
   }
   return raw;
+}
+
+// The SDK takes a protocol, host and port (no path), so the origin is all the variable may hold.
+function parseStripeApiBase(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    fail('STRIPE_API_BASE', 'must be an http:// or https:// origin, e.g. https://api.stripe.com');
+  }
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    fail('STRIPE_API_BASE', 'must be an origin only: no path, query, fragment or credentials');
+  }
+  return url.origin;
 }
 
 function parseSmtpUrl(raw: string | undefined): string | undefined {
@@ -299,6 +317,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       secretOverlapSeconds: e.WEBHOOK_SECRET_OVERLAP_HOURS * 3600,
       allowLoopbackHttp: e.NODE_ENV !== 'production',
     },
+    stripe: { apiBase: parseStripeApiBase(e.STRIPE_API_BASE) },
   };
   return deepFreeze(config);
 }

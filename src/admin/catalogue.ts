@@ -12,6 +12,8 @@ import { memberLockOperations } from './operations/member-locks.ts';
 import { memberOperations } from './operations/members.ts';
 import { orderOperations } from './operations/orders.ts';
 import { pageOperations } from './operations/pages.ts';
+import { paymentOperations } from './operations/payments.ts';
+import { refundOperations } from './operations/payments-refunds.ts';
 import { planSubscriptionOperations } from './operations/plans-subscriptions.ts';
 import { postOperations } from './operations/posts.ts';
 import { schoolOperations } from './operations/school.ts';
@@ -31,6 +33,7 @@ export const adminOperations: readonly AdminOperation[] = [
   ...memberLockOperations,
   ...lecturerOperations,
   ...orderOperations,
+  ...refundOperations,
   ...couponOperations,
   ...eventOperations,
   ...planSubscriptionOperations,
@@ -43,4 +46,5 @@ export const adminOperations: readonly AdminOperation[] = [
   ...analyticsOperations,
   ...auditOperations,
   ...webhookOperations,
+  ...paymentOperations,
 ];

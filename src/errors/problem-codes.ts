@@ -61,6 +61,11 @@ export const PROBLEM_CODES = {
   event_full: { status: 409, title: 'Conflict' },
   endpoint_disabled: { status: 409, title: 'Conflict' },
   too_many_endpoints: { status: 409, title: 'Conflict' },
+  // Payments through the school's Stripe account (docs/payments.md).
+  stripe_key_refused: { status: 422, title: 'Unprocessable Content' },
+  stripe_not_connected: { status: 409, title: 'Conflict' },
+  stripe_failed: { status: 502, title: 'Bad Gateway' },
+  not_refundable: { status: 409, title: 'Conflict' },
 } as const satisfies Record<string, { readonly status: number; readonly title: string }>;
 
 /** A stable problem code: a key of PROBLEM_CODES. */

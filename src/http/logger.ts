@@ -25,6 +25,15 @@ const REDACT = [
   'token',
   'secret',
   '*.secret',
+  // A school's Stripe keys (docs/payments.md), in either spelling.
+  'secret_key',
+  '*.secret_key',
+  'secretKey',
+  '*.secretKey',
+  'webhook_secret',
+  '*.webhook_secret',
+  'webhookSecret',
+  '*.webhookSecret',
 ];
 
 /**

@@ -11,6 +11,7 @@ import { locationTemplate } from '../../src/admin/rest.ts';
 import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { isoIn } from '../../src/store/time.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts';
 import { type SchoolFixture, schoolFixture } from '../support/world.ts';
 import { PNG, type Resources, seedResources } from '../support/world-resources.ts';
 import { api } from './api.ts';
@@ -22,6 +23,9 @@ interface Recipe {
 }
 
 let n = 0;
+// Connecting Stripe checks the key with Stripe, and refunds go through it: here, the stand-in.
+let stripe: StripeStandIn;
+let testApp: TestApp;
 const uniq = () => `${Date.now().toString(36)}${++n}`;
 
 /** A valid request for every operation (creates use fresh values; deletes run last). */
@@ -77,6 +81,31 @@ const RECIPES: Record<string, (w: Resources, call: Call) => Promise<Recipe> | Re
   'lecturers.delete': () => ({}),
   'orders.list': () => ({ query: { status: 'paid', email: 'SAM@example.com' } }),
   'orders.get': () => ({}),
+  'orders.refund': async (w, call) => {
+    // The world's order, as if paid through the school's Stripe account.
+    const account = stripe.account();
+    await call('PUT', '/api/v1/payments/stripe', {
+      secret_key: account.secretKey,
+      webhook_secret: account.webhookSecret,
+    });
+    const db = testApp.runtime.db;
+    const order = await db
+      .selectFrom('orders')
+      .select(['school_id', 'total_amount'])
+      .where('id', '=', w.order_id)
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('order_payments')
+      .values({
+        order_id: w.order_id,
+        school_id: order.school_id,
+        session_id: 'cs_test_catalogue',
+        payment_intent_id: stripe.paymentIntent(account, order.total_amount),
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    return { body: { amount: 100 } };
+  },
   'coupons.list': () => ({ query: { active: 'true' } }),
   'coupons.get': () => ({}),
   'coupons.create': () => ({ body: { code: `X${uniq()}`, kind: 'fixed', amount_off: 500, currency: 'EUR' } }),
@@ -153,6 +182,12 @@ const RECIPES: Record<string, (w: Resources, call: Call) => Promise<Recipe> | Re
   'school.send_test_webhook': () => ({}),
   'school.replay_webhooks': () => ({ body: { since: '2020-01-01T00:00:00Z' } }),
   'school.list_webhook_attempts': () => ({}),
+  'school.get_stripe': () => ({}),
+  'school.connect_stripe': () => {
+    const account = stripe.account();
+    return { body: { secret_key: account.secretKey, webhook_secret: account.webhookSecret } };
+  },
+  'school.disconnect_stripe': () => ({}),
 };
 
 // Destructive operations run last, children before parents, so every other one finds its data.
@@ -200,7 +235,9 @@ describe('every catalogue operation', () => {
   let studentOperatorToken: string;
   let otherToken: string;
   before(async () => {
-    t = await createTestApp();
+    stripe = await startStripeStandIn();
+    t = await createTestApp({ STRIPE_API_BASE: stripe.base });
+    testApp = t;
     s = await schoolFixture(t, 'Main');
     other = await schoolFixture(t, 'Other');
     w = await seedResources(t, s, 'main');
@@ -209,7 +246,10 @@ describe('every catalogue operation', () => {
     studentOperatorToken = await s.token(OPERATOR_SCOPES, 'operator', w.studentUserId);
     otherToken = await other.token();
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await stripe.close();
+  });
 
   it('has a recipe for every operation, and every operation is reachable by exactly one scope', () => {
     assert.deepEqual(

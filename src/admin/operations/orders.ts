@@ -22,7 +22,7 @@ import {
 } from '../schemas.ts';
 import { userFilter } from './students.ts';
 
-const OrderSchema = named(
+export const OrderSchema = named(
   'Order',
   z.object({
     id: Id,
@@ -53,7 +53,7 @@ const OrderSchema = named(
   }),
   'An order (read only). Amounts in minor units of `currency`.',
 );
-const present = (o: Order) => ({ ...toSnake(o), items: o.items.map((i) => toSnake(i, [])) });
+export const presentOrder = (o: Order) => ({ ...toSnake(o), items: o.items.map((i) => toSnake(i, [])) });
 
 /** Read-only order operations. */
 export const orderOperations = [
@@ -84,7 +84,7 @@ export const orderOperations = [
         { status: query.status, userId, createdFrom: query.from, createdTo: query.to },
         query,
       );
-      return mapPage(page, present);
+      return mapPage(page, presentOrder);
     },
   }),
   defineOperation({
@@ -125,6 +125,6 @@ export const orderOperations = [
         updated_at: '2026-03-01T09:00:00.000Z',
       },
     },
-    handler: async (ctx, { params }) => present(await getOrder(ctx.db, ctx.schoolId, params.order_id)),
+    handler: async (ctx, { params }) => presentOrder(await getOrder(ctx.db, ctx.schoolId, params.order_id)),
   }),
 ];

@@ -21,7 +21,6 @@ import type { CouponsTable } from '../kernel/tables.ts';
 export const COUPON_KINDS = ['percent', 'fixed'] as const;
 const PRODUCT_TYPES = ['course', 'digital_product', 'membership_plan', 'event'] as const;
 
-/** A product a coupon applies to. */
 /** A product a coupon may apply to. */
 export const ProductRefFields = z.object({ type: z.enum(PRODUCT_TYPES), id: Id });
 type ProductRef = z.output<typeof ProductRefFields>;
@@ -211,7 +210,11 @@ export async function createCoupon(db: Db | Tx, schoolId: string, input: CouponI
 }
 
 /** A coupon of the school by code (case-insensitive), or undefined. */
-async function findCouponByCode(db: Db | Tx, schoolId: string, code: string): Promise<Coupon | undefined> {
+export async function findCouponByCode(
+  db: Db | Tx,
+  schoolId: string,
+  code: string,
+): Promise<Coupon | undefined> {
   const row = await db
     .selectFrom('coupons')
     .selectAll()

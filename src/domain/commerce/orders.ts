@@ -203,6 +203,8 @@ export const RecordOrderFields = z.object({
 });
 export type RecordOrderInput = z.input<typeof RecordOrderFields> & {
   userId: string;
+  /** The id the order was known by while pending (a checkout's), instead of a new one. */
+  id?: string;
   /** Minor units, at most the items' sum. */
   discountAmount?: number;
   /** Minor units, at most what was paid (the sum less the discount). */
@@ -212,9 +214,9 @@ export type RecordOrderInput = z.input<typeof RecordOrderFields> & {
 };
 
 /**
- * Records an order that a payment provider settled (there is no checkout in Lectern: orders
- * arrive from outside, e.g. an import or the demo seed). Totals are computed from the items;
- * the number is the school's next `ORD-nnnnn`.
+ * Records an order that was settled: paid through the school's Stripe Checkout
+ * (commerce/fulfilment.ts), or brought from outside (an import, the demo seed). Totals are
+ * computed from the items; the number is the school's next `ORD-nnnnn`.
  */
 export async function recordOrder(db: Db | Tx, schoolId: string, input: RecordOrderInput): Promise<Order> {
   const c = new Checks();
@@ -259,7 +261,7 @@ export async function recordOrder(db: Db | Tx, schoolId: string, input: RecordOr
       .select(sql<number>`count(*)`.as('n'))
       .where('school_id', '=', schoolId)
       .executeTakeFirstOrThrow();
-    const id = newId('ord', Date.parse(createdAt));
+    const id = input.id ?? newId('ord', Date.parse(createdAt));
     await tx
       .insertInto('orders')
       .values({

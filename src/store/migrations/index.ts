@@ -14,6 +14,7 @@ import * as refreshReuseGrace from './0012-refresh-reuse-grace.ts';
 import * as fanOutRule from './0013-fan-out-rule.ts';
 import * as schoolSite from './0014-school-site.ts';
 import * as fileUploader from './0015-file-uploader.ts';
+import * as payments from './0016-payments.ts';
 
 /** Every migration, in order. Names sort; a new one is appended with the next number. */
 export const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ export const migrations: Record<string, Migration> = {
   '0013_fan_out_rule': fanOutRule,
   '0014_school_site': schoolSite,
   '0015_file_uploader': fileUploader,
+  '0016_payments': payments,
 };
 
 /** A provider that serves the static list above (no file-system scanning). */
