@@ -1,10 +1,11 @@
 /**
- * The test command: runs every test file under test/ with node's test runner on SQLite, then
- * again on PostgreSQL when TEST_DATABASE_URL is set. Extra arguments are passed to node --test
+ * The test command: runs every test file under test/ with node's test runner on SQLite, and on
+ * PostgreSQL beside it when TEST_DATABASE_URL is set. Extra arguments are passed to node --test
  * (e.g. a file list or --test-name-pattern).
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareTemplate } from '../test/support/database.ts';
@@ -56,35 +57,47 @@ process.env.LECTERN_TEST_RUN = run;
 // keeps both (keyed by the file's content), so only the first process of a run pays.
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'lectern-compile-cache');
 const work = mkdtempSync(join(tmpdir(), 'lectern-run-'));
+/** Runs node's test runner on one engine; its output goes to `out` (a file), or to this terminal. */
+async function runEngine(engine: string, out?: string): Promise<boolean> {
+  const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+  // The timeout catches a test that hangs, not a slow one: on two cores at a load average of 23
+  // the slowest browser test took 88 s, so it stands well above what load alone does.
+  const template = await prepareTemplate(engine === 'postgres' ? 'postgres' : 'sqlite', work);
+  const fd = out ? openSync(out, 'w') : undefined;
+  const child = spawn(
+    process.execPath,
+    ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...reporters, ...args, ...files],
+    {
+      stdio: fd === undefined ? 'inherit' : ['ignore', fd, fd],
+      env: {
+        ...process.env,
+        LECTERN_TEST_ENGINE: engine,
+        ...(template ? { LECTERN_TEST_TEMPLATE: template } : {}),
+      },
+    },
+  );
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (fd !== undefined) closeSync(fd);
+  if (engine === 'postgres') await dropRunSchemas(run);
+  return code === 0;
+}
+
+// With both engines, they run side by side (two cores: one engine alone leaves a core idle while
+// its tests wait on browsers, child processes and the database), each into a file of its own,
+// and each engine's report is printed whole, one after the other.
 let failed = false;
 try {
-  for (const engine of engines) {
-    console.log(`\n# engine: ${engine}`);
-    const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-    // The timeout catches a test that hangs, not a slow one: on two cores at a load average of 23
-    // the slowest browser test took 88 s, so it stands well above what load alone does.
-    const template = await prepareTemplate(engine === 'postgres' ? 'postgres' : 'sqlite', work);
-    const result = spawnSync(
-      process.execPath,
-      [
-        '--test',
-        `--test-concurrency=${concurrency}`,
-        '--test-timeout=300000',
-        ...reporters,
-        ...args,
-        ...files,
-      ],
-      {
-        stdio: 'inherit',
-        env: {
-          ...process.env,
-          LECTERN_TEST_ENGINE: engine,
-          ...(template ? { LECTERN_TEST_TEMPLATE: template } : {}),
-        },
-      },
-    );
-    if (result.status !== 0) failed = true;
-    if (engine === 'postgres') await dropRunSchemas(run);
+  if (engines.length === 1) {
+    console.log(`\n# engine: ${engines[0]}`);
+    failed = !(await runEngine(engines[0]));
+  } else {
+    const outs = engines.map((engine) => join(work, `${engine}.log`));
+    const passed = await Promise.all(engines.map((engine, i) => runEngine(engine, outs[i])));
+    engines.forEach((engine, i) => {
+      console.log(`\n# engine: ${engine}`);
+      process.stdout.write(readFileSync(outs[i]));
+    });
+    failed = passed.includes(false);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
