@@ -95,14 +95,15 @@ describe('/admin/<school>/files: the school’s files and the upload form', () =
   });
 
   it('sizes read as people say them', async () => {
-    const { sizeWords } = await import('../../src/web/admin/files-views.ts');
+    const { fileSize } = await import('../../src/web/shared/school-format.ts');
+    const en = { locale: 'en' };
     assert.deepEqual(
       [
-        sizeWords(1, 'en'),
-        sizeWords(512, 'en'),
-        sizeWords(18_213, 'en'),
-        sizeWords(1_234_567, 'en'),
-        sizeWords(1_234_567, 'de'),
+        fileSize(en, 1),
+        fileSize(en, 512),
+        fileSize(en, 18_213),
+        fileSize(en, 1_234_567),
+        fileSize({ locale: 'de' }, 1_234_567),
       ],
       ['1 byte', '512 bytes', '18.2 kB', '1.2 MB', '1,2 MB'],
     );

@@ -9,6 +9,7 @@ import type { AppContext } from '../../http/context.ts';
 import { fileResponse } from '../../http/file-response.ts';
 import { sendAreaPage } from '../shared/page-kit.ts';
 import { PageRefusal } from '../shared/refusal.ts';
+import { fileSize } from '../shared/school-format.ts';
 import type { Area } from './area.ts';
 import { type ConsoleContext, type ConsoleEnv, operators, postedFile, postedForm } from './console-env.ts';
 import { runForConsole } from './console-kit.ts';
@@ -19,7 +20,6 @@ import {
   filePath,
   filesPage,
   filesPath,
-  sizeWords,
 } from './files-views.ts';
 
 /** At most this many files are read for a list (newest shown first). */
@@ -54,7 +54,7 @@ export function uploadRefusal(err: ProblemError, limitBytes: number, locale: str
     case 'content_type_mismatch':
       return 'The file’s content does not match its type (for example a renamed file). Upload the original file.';
     case 'payload_too_large':
-      return `The file is larger than ${sizeWords(limitBytes, locale)}.`;
+      return `The file is larger than ${fileSize({ locale }, limitBytes)}.`;
     case 'validation_failed':
       return err.errors?.some((e) => e.field === 'body.file')
         ? 'Choose a file that is not empty.'

@@ -2,7 +2,7 @@
 import { html } from 'hono/html';
 import type { Html } from '../layout.ts';
 import { confirmForm, csrfField, notice } from '../shared/page-kit.ts';
-import { timeOf } from '../shared/school-format.ts';
+import { fileSize, timeOf } from '../shared/school-format.ts';
 import { type Area, areaNav, areaPath } from './area.ts';
 
 /** A file as the storage operations return it. */
@@ -38,23 +38,6 @@ export const ACCEPTED_WORDS =
 
 export const fileTypeWords = (contentType: string): string => TYPE_WORDS[contentType] ?? 'File';
 
-/** "1.2 MB", "18 kB", "512 byte" in the school's locale (decimal units). */
-export function sizeWords(bytes: number, locale: string): string {
-  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return new Intl.NumberFormat(locale, {
-    style: 'unit',
-    unit: units[unit],
-    unitDisplay: unit === 0 ? 'long' : 'short',
-    maximumFractionDigits: unit === 0 ? 0 : 1,
-  }).format(value);
-}
-
 /** Messages shown after a redirect, chosen by a fixed code. */
 const DONE: Record<string, string> = {
   uploaded: 'The file was uploaded.',
@@ -78,7 +61,7 @@ function fileRow(area: Area, f: ApiFile): Html {
   return html`<tr>
 <td>${f.filename}</td>
 <td>${fileTypeWords(f.content_type)}</td>
-<td>${sizeWords(f.size_bytes, area.school.locale)}</td>
+<td>${fileSize(area.school, f.size_bytes)}</td>
 <td>${timeOf(area.school, f.created_at)}</td>
 <td><a href="${path}/download">Download<span class="visually-hidden"> ${f.filename}</span></a>
 <a href="${path}/delete">Delete<span class="visually-hidden"> ${f.filename}</span></a></td>
@@ -93,7 +76,7 @@ export const filePath = (area: Area, id: string) =>
 export function deleteFilePage(area: Area, f: ApiFile): Html {
   return html`${areaNav(area, 'files')}
 <h1>Delete “${f.filename}”?</h1>
-<p>${fileTypeWords(f.content_type)}, ${sizeWords(f.size_bytes, area.school.locale)}, uploaded ${timeOf(area.school, f.created_at)}.</p>
+<p>${fileTypeWords(f.content_type)}, ${fileSize(area.school, f.size_bytes)}, uploaded ${timeOf(area.school, f.created_at)}.</p>
 ${notice('warning', 'Whatever shows it loses it: a lecture’s video or download, a page’s image, the logo, a digital product’s file. This cannot be undone.')}
 ${confirmForm(area.viewer, `${filePath(area, f.id)}/delete`, 'Delete file', filesPath(area), { confirm: 'yes' })}`;
 }
@@ -101,7 +84,7 @@ ${confirmForm(area.viewer, `${filePath(area, f.id)}/delete`, 'Delete file', file
 /** The files page: the upload form, then the school's files, newest first. */
 export function filesPage(area: Area, files: readonly ApiFile[], state: FilesState): Html {
   const done = state.done && Object.hasOwn(DONE, state.done) ? notice('success', DONE[state.done]) : '';
-  const limit = sizeWords(state.limitBytes, area.school.locale);
+  const limit = fileSize(area.school, state.limitBytes);
   return html`${areaNav(area, 'files')}
 <h1>Files</h1>
 <p>Files for lectures and downloads at ${area.school.name}.</p>
@@ -133,7 +116,7 @@ export function tooLargeBody(
   back: { readonly href: string; readonly label: string },
 ): Html {
   return html`<h1>File too large</h1>
-${notice('error', `This file is larger than this server accepts (${sizeWords(limitBytes, locale)}).`)}
+${notice('error', `This file is larger than this server accepts (${fileSize({ locale }, limitBytes)}).`)}
 <p>Make the file smaller (a shorter or lower-resolution video, a compressed PDF) and upload it again,
 or ask the people who run this Lectern server to raise its upload limit.</p>
 <p><a href="${back.href}">${back.label}</a></p>`;
