@@ -5,13 +5,13 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { findUserById } from '../../domain/school/users.ts';
 import { bodyLimits, isUploadPath, type UploadPath } from '../../http/body-limit.ts';
 import type { AppContext, AppEnv } from '../../http/context.ts';
-import { CSRF_FIELD, csrfToken, currentSession, verifyCsrf } from '../../http/sessions.ts';
+import { CSRF_FIELD, verifyCsrf } from '../../http/sessions.ts';
 import { isFormRequest } from '../../oauth/form-body.ts';
 import type { Viewer } from '../shared/page-kit.ts';
-import { PageRedirect, refusals } from '../shared/refusal.ts';
+import { refusals } from '../shared/refusal.ts';
+import { signedInViewer } from '../shared/viewer.ts';
 import { type Admits, type Area, staffArea } from './area.ts';
 
 /** A POSTed form: its text fields, and the files of a multipart form. */
@@ -61,19 +61,6 @@ export function consoleBodyLimits(ctx: AppContext): MiddlewareHandler<ConsoleEnv
   });
 }
 
-/** The signed-in viewer of the request, or the redirect to /login (GET pages come back after). */
-async function viewerOf(ctx: AppContext, c: ConsoleContext): Promise<Viewer> {
-  const session = await currentSession(ctx, c);
-  const user = session ? await findUserById(ctx.db, session.userId) : undefined;
-  if (!session || !user) {
-    const url = new URL(c.req.url);
-    const get = c.req.method === 'GET';
-    const back = get ? `${url.pathname}${url.search}` : '/admin';
-    throw new PageRedirect(`/login?return_to=${encodeURIComponent(back)}`, get ? 302 : 303);
-  }
-  return { session, user, csrf: csrfToken(ctx, c, session) };
-}
-
 /** A multipart body as text fields and files; a body that does not parse is refused. */
 async function multipartForm(c: ConsoleContext): Promise<ConsoleForm> {
   const type = c.req.header('content-type') ?? '';
@@ -108,7 +95,7 @@ async function urlEncodedForm(c: ConsoleContext): Promise<ConsoleForm> {
  */
 export function consoleFrame(ctx: AppContext): MiddlewareHandler<ConsoleEnv> {
   return createMiddleware<ConsoleEnv>(async (c, next) => {
-    const viewer = await viewerOf(ctx, c);
+    const viewer = await signedInViewer(ctx, c, '/admin');
     c.set('viewer', viewer);
     if (c.req.method === 'POST') {
       const upload = isUploadPath(CONSOLE_UPLOAD_PATHS, c.req.path);

@@ -19,12 +19,11 @@ import type { Role } from '../../domain/school/roles.ts';
 import { SchoolSettingsFields } from '../../domain/school/school-settings.ts';
 import { findSchoolBySubdomain, type School } from '../../domain/school/schools.ts';
 import { standingRoles } from '../../domain/school/standing.ts';
-import { findUserById } from '../../domain/school/users.ts';
 import type { AppContext } from '../../http/context.ts';
-import { csrfToken, currentSession } from '../../http/sessions.ts';
 import type { Viewer } from '../shared/page-kit.ts';
 import { PageRedirect, PageRefusal } from '../shared/refusal.ts';
 import { type SchoolFormat, schoolFormat } from '../shared/school-format.ts';
+import { signedInViewer } from '../shared/viewer.ts';
 
 /** A signed-in member in the learning area of one school. */
 export interface Learner {
@@ -88,14 +87,8 @@ export async function schoolOfRequest(ctx: AppContext, c: Context): Promise<Scho
 export async function learnerOfRequest(ctx: AppContext, c: Context): Promise<Learner> {
   const school = await schoolOfRequest(ctx, c);
   if (!school) throw notFound();
-  const session = await currentSession(ctx, c);
-  const user = session ? await findUserById(ctx.db, session.userId) : undefined;
-  if (!session || !user) {
-    const url = new URL(c.req.url);
-    const get = c.req.method === 'GET';
-    const back = get ? `${url.pathname}${url.search}` : learnPath(school);
-    throw new PageRedirect(`/login?return_to=${encodeURIComponent(back)}`, get ? 302 : 303);
-  }
+  const viewer = await signedInViewer(ctx, c, learnPath(school));
+  const { user } = viewer;
   const roles = standingRoles(await findMembership(ctx.db, school.id, user.id));
   if (roles.length === 0) {
     throw new PageRefusal(
@@ -111,7 +104,7 @@ export async function learnerOfRequest(ctx: AppContext, c: Context): Promise<Lea
     );
   }
   return {
-    viewer: { session, user, csrf: csrfToken(ctx, c, session) },
+    viewer,
     school,
     scope: { schoolId: school.id, userId: user.id },
     roles,

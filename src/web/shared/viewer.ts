@@ -12,11 +12,10 @@ import { CSRF_FIELD, csrfToken, currentSession, verifyCsrf } from '../../http/se
 import { isFormRequest } from '../../oauth/form-body.ts';
 import { type Html, sendPage } from '../layout.ts';
 import type { Viewer } from './page-kit.ts';
+import { PageRedirect, PageRefusal, type RefusalLink, refusals } from './refusal.ts';
 
 /** The fields of a multipart/form-data POST: text values and uploaded files. */
 type MultipartForm = Record<string, string | File>;
-
-import { PageRedirect, PageRefusal, type RefusalLink, refusals } from './refusal.ts';
 
 /** What `signedInArea` puts on the context of every request of its area. */
 interface ViewerVariables {
