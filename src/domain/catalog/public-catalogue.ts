@@ -4,9 +4,7 @@ import type { Db, Tx } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
 import { isoNow } from '../../store/time.ts';
 import { listUpcomingPublicEvents } from '../community/events.ts';
-import { type Form, getForm } from '../community/forms.ts';
-import { getSitePage, type SitePage } from '../community/pages.ts';
-import { likePattern, listPosts, type Post } from '../community/posts.ts';
+import { likePattern } from '../community/posts.ts';
 import { type PageParams, paginate } from '../kernel/pagination.ts';
 import { decideLectureAccess, lectureContent, type QuizShape } from '../learning/lecture-access.ts';
 import { type Appearance, getAppearance } from '../school/appearance.ts';
@@ -18,8 +16,8 @@ import { getCurriculum } from './curriculum.ts';
  * What anyone may read about a school without signing in: published courses, their outlines
  * (titles, durations, free previews — never lecture bodies, video or file links, except the
  * content of a free-preview lecture) and upcoming public events, and for the school's site its
- * theme, published pages and posts and its forms. The anonymous MCP tools and the school's site
- * (web/site/) read through here and nowhere else.
+ * theme (its published pages, posts and forms: public-site-content.ts). The anonymous MCP tools
+ * and the school's site (web/site/) read through here and nowhere else.
  */
 
 /** A school as the public sees it. */
@@ -323,88 +321,4 @@ export async function publicLecturePreview(
       ...lectureContent(lecture, access),
     },
   };
-}
-
-/** A published page of the school by slug (the `home` page is the site's front page). */
-export async function publicPage(db: Db | Tx, schoolId: string, slug: string): Promise<SitePage> {
-  const found = await db
-    .selectFrom('pages')
-    .select('id')
-    .where('school_id', '=', schoolId)
-    .where('slug', '=', slug)
-    .where('published', '=', 1)
-    .executeTakeFirst();
-  if (!found) throw problems.notFound('No such page.');
-  return getSitePage(db, schoolId, found.id);
-}
-
-/** A published post as visitors read it. */
-export type PublicPost = Pick<Post, 'slug' | 'title' | 'body' | 'publishedAt'>;
-
-const toPublicPost = (p: Post): PublicPost => ({
-  slug: p.slug,
-  title: p.title,
-  body: p.body,
-  publishedAt: p.publishedAt,
-});
-
-/** Published posts of the school, oldest first, a page at a time. */
-export async function publishedPosts(
-  db: Db | Tx,
-  schoolId: string,
-  page: PageParams = {},
-): Promise<{ posts: PublicPost[]; nextCursor: string | null }> {
-  const found = await listPosts(db, schoolId, { status: 'published' }, page);
-  return { posts: found.data.map(toPublicPost), nextCursor: found.next_cursor };
-}
-
-/** A published post by slug; drafts are not found. */
-export async function publishedPost(db: Db | Tx, schoolId: string, slug: string): Promise<PublicPost> {
-  const row = await db
-    .selectFrom('posts')
-    .select(['slug', 'title', 'body', 'published_at'])
-    .where('school_id', '=', schoolId)
-    .where('slug', '=', slug)
-    .where('status', '=', 'published')
-    .executeTakeFirst();
-  if (!row) throw problems.notFound('No such post.');
-  return { slug: row.slug, title: row.title, body: row.body, publishedAt: row.published_at };
-}
-
-/** A form visitors may fill in: its title and fields (never its submissions). */
-export type PublicForm = Pick<Form, 'id' | 'title' | 'fields'>;
-
-/** A form of the school by id; another school's form is not found. */
-export async function publicForm(db: Db | Tx, schoolId: string, formId: string): Promise<PublicForm> {
-  const form = await getForm(db, schoolId, formId);
-  return { id: form.id, title: form.title, fields: form.fields };
-}
-
-/** What a school's site links in its footer: its published pages (but `home`) and its forms. */
-export interface PublicSiteLinks {
-  pages: Array<{ slug: string; title: string }>;
-  forms: Array<{ id: string; title: string }>;
-}
-
-/** The school's published pages and forms by title, at most 20 of each. */
-export async function publicSiteLinks(db: Db | Tx, schoolId: string): Promise<PublicSiteLinks> {
-  const [pages, forms] = await Promise.all([
-    db
-      .selectFrom('pages')
-      .select(['slug', 'title'])
-      .where('school_id', '=', schoolId)
-      .where('published', '=', 1)
-      .where('slug', '!=', 'home')
-      .orderBy('title')
-      .limit(20)
-      .execute(),
-    db
-      .selectFrom('forms')
-      .select(['id', 'title'])
-      .where('school_id', '=', schoolId)
-      .orderBy('title')
-      .limit(20)
-      .execute(),
-  ]);
-  return { pages, forms };
 }

@@ -1,7 +1,7 @@
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
+import type { CommentsTable } from '../kernel/community-tables.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
-import type { CommentsTable } from '../kernel/tables.ts';
 
 /** A comment on a lecture or a post (read only for operators). */
 export interface Comment {

@@ -3,9 +3,9 @@ import { newId } from '../../crypto/ids.ts';
 import { problems } from '../../errors/problem-error.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
+import type { FormSubmissionsTable, FormsTable } from '../kernel/community-tables.ts';
 import { Email } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
-import type { FormSubmissionsTable, FormsTable } from '../kernel/tables.ts';
 import { likePattern } from './posts.ts';
 
 /** A form definition (read only for operators). */

@@ -12,10 +12,10 @@ import {
   slugTaken,
   withTransaction,
 } from '../kernel/checks.ts';
+import type { PagesTable } from '../kernel/community-tables.ts';
 import { Slug, Text, worded } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import { insertUnderSlug, SlugOnCreate } from '../kernel/slugs.ts';
-import type { PagesTable } from '../kernel/tables.ts';
 import { likePattern } from './posts.ts';
 
 /** One content block of a page; surfaces validate the block shapes (admin/operations/pages.ts). */

@@ -6,11 +6,11 @@ import type { Db, Tx } from '../../store/database.ts';
 import { isoNow } from '../../store/time.ts';
 import { columnsOf } from '../kernel/case.ts';
 import { deleteOwned, isUniqueViolation, parseValid, slugTaken, withTransaction } from '../kernel/checks.ts';
+import type { PostsTable } from '../kernel/community-tables.ts';
 import { declare } from '../kernel/field-meta.ts';
 import { Id, Slug, Text } from '../kernel/fields.ts';
 import { mapPage, type Page, type PageParams, paginate } from '../kernel/pagination.ts';
 import { insertUnderSlug, SlugOnCreate } from '../kernel/slugs.ts';
-import type { PostsTable } from '../kernel/tables.ts';
 
 export const POST_STATUSES = ['draft', 'published'] as const;
 

@@ -4,12 +4,8 @@
  * school's things are the same 404 as an address that never existed.
  */
 import { html } from 'hono/html';
-import {
-  publicPage,
-  publishedPost,
-  publishedPosts,
-  upcomingPublicEvents,
-} from '../../domain/catalog/public-catalogue.ts';
+import { upcomingPublicEvents } from '../../domain/catalog/public-catalogue.ts';
+import { publicPage, publishedPost, publishedPosts } from '../../domain/catalog/public-site-content.ts';
 import { configuredFileStore } from '../../domain/school/file-store.ts';
 import { openStoredFile } from '../../domain/school/storage.ts';
 import type { AppContext } from '../../http/context.ts';

@@ -9,9 +9,9 @@ import {
   publicCourseOffer,
   publicCoursesByIds,
   publicLecturePreview,
-  publicPage,
   searchPublicCourses,
 } from '../../domain/catalog/public-catalogue.ts';
+import { publicPage } from '../../domain/catalog/public-site-content.ts';
 import type { SitePage } from '../../domain/community/pages.ts';
 import { findEnrollmentOf } from '../../domain/learning/enrollments.ts';
 import type { QuizShape } from '../../domain/learning/lecture-access.ts';

@@ -6,7 +6,7 @@
  * people never see; posting is throttled per client address.
  */
 import { html } from 'hono/html';
-import { type PublicForm, publicForm } from '../../domain/catalog/public-catalogue.ts';
+import { type PublicForm, publicForm } from '../../domain/catalog/public-site-content.ts';
 import { type FormField, formFields, submissionProblems, submitForm } from '../../domain/community/forms.ts';
 import { clientAddress } from '../../http/client-address.ts';
 import type { AppContext } from '../../http/context.ts';

@@ -5,12 +5,8 @@
  */
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import {
-  type PublicSite,
-  type PublicSiteLinks,
-  publicSite,
-  publicSiteLinks,
-} from '../../domain/catalog/public-catalogue.ts';
+import { type PublicSite, publicSite } from '../../domain/catalog/public-catalogue.ts';
+import { type PublicSiteLinks, publicSiteLinks } from '../../domain/catalog/public-site-content.ts';
 import { SchoolSettingsFields } from '../../domain/school/school-settings.ts';
 import { type SignUpDecision, signUpAvailability } from '../../domain/school/sign-up.ts';
 import { findUserById, type User } from '../../domain/school/users.ts';
