@@ -16,15 +16,9 @@ import http from 'node:http';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { addRoles } from '../../src/domain/school/memberships.ts';
-import { createSchool } from '../../src/domain/school/schools.ts';
-import { createUser } from '../../src/domain/school/users.ts';
-import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { type Db, migrateToLatest, openDatabase } from '../../src/store/database.ts';
-import type { TestApp } from '../support/app.ts';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../support/database.ts';
-import { issueTestToken } from '../support/tokens.ts';
-import { cliEnv, spawnLectern, untilListening } from './run.ts';
+import { cliEnv, crashSchoolOwner, spawnLectern, untilListening } from './run.ts';
 
 const BASE_URL = 'http://lectern.test';
 const KEYS = 30;
@@ -151,16 +145,7 @@ describe('Idempotency-Key survives a crash of the server', () => {
     let server: Server | undefined;
     try {
       await migrateToLatest(db);
-      const school = await createSchool(db, { name: 'Crash School', subdomain: 'crash-school' });
-      const user = await createUser(db, { email: 'crash@example.com', name: 'Crash', passwordHash: null });
-      await addRoles(db, school.id, user.id, ['owner']);
-      const fake = { runtime: { db }, config: { baseUrl: BASE_URL } } as unknown as TestApp;
-      const { token } = await issueTestToken(fake, {
-        userId: user.id,
-        schoolId: school.id,
-        scopes: OPERATOR_SCOPES,
-        audience: 'operator',
-      });
+      const { school, token } = await crashSchoolOwner(db, BASE_URL);
       await slowCourseInserts(db);
       const requests = Array.from({ length: KEYS }, (_, i) => ({
         key: `crash-key-${i}`,

@@ -1,7 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { addRoles } from '../../src/domain/school/memberships.ts';
+import { createSchool, type School } from '../../src/domain/school/schools.ts';
+import { createUser } from '../../src/domain/school/users.ts';
+import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
+import type { Db } from '../../src/store/database.ts';
+import type { TestApp } from '../support/app.ts';
 import type { TestDatabase } from '../support/database.ts';
+import { issueTestToken } from '../support/tokens.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -72,4 +79,22 @@ export async function untilListening(
     child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${stderr}`)));
   });
   return { url, lines, stderr: () => stderr };
+}
+
+/**
+ * A school with one owner and an operator token for it, made straight in `db`, for the crash tests
+ * whose server is a child process (no in-process test app to ask).
+ */
+export async function crashSchoolOwner(db: Db, baseUrl: string): Promise<{ school: School; token: string }> {
+  const school = await createSchool(db, { name: 'Crash School', subdomain: 'crash-school' });
+  const user = await createUser(db, { email: 'crash@example.com', name: 'Crash', passwordHash: null });
+  await addRoles(db, school.id, user.id, ['owner']);
+  const issuer = { runtime: { db }, config: { baseUrl } } as unknown as TestApp;
+  const { token } = await issueTestToken(issuer, {
+    userId: user.id,
+    schoolId: school.id,
+    scopes: OPERATOR_SCOPES,
+    audience: 'operator',
+  });
+  return { school, token };
 }

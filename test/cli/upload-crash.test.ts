@@ -15,16 +15,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { localFileStore } from '../../src/domain/school/file-store.ts';
-import { addRoles } from '../../src/domain/school/memberships.ts';
-import { createSchool } from '../../src/domain/school/schools.ts';
 import { ORPHAN_GRACE_MS, sweepOrphanFiles } from '../../src/domain/school/storage-sweep.ts';
-import { createUser } from '../../src/domain/school/users.ts';
-import { OPERATOR_SCOPES } from '../../src/oauth/scopes.ts';
 import { type Db, migrateToLatest, openDatabase } from '../../src/store/database.ts';
-import type { TestApp } from '../support/app.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { issueTestToken } from '../support/tokens.ts';
-import { cliEnv, spawnLectern, untilListening } from './run.ts';
+import { cliEnv, crashSchoolOwner, spawnLectern, untilListening } from './run.ts';
 
 const BASE_URL = 'http://lectern.test';
 const UPLOADS = 20;
@@ -99,16 +93,7 @@ describe('uploads survive a crash of the server', () => {
     let child: ChildProcess | undefined;
     try {
       await migrateToLatest(db);
-      const school = await createSchool(db, { name: 'Crash School', subdomain: 'crash-school' });
-      const user = await createUser(db, { email: 'crash@example.com', name: 'Crash', passwordHash: null });
-      await addRoles(db, school.id, user.id, ['owner']);
-      const fake = { runtime: { db }, config: { baseUrl: BASE_URL } } as unknown as TestApp;
-      const { token } = await issueTestToken(fake, {
-        userId: user.id,
-        schoolId: school.id,
-        scopes: OPERATOR_SCOPES,
-        audience: 'operator',
-      });
+      const { school, token } = await crashSchoolOwner(db, BASE_URL);
       const dir = join(env.FILES_DIR, school.id);
 
       let crashedMidWrite = 0;
